@@ -1,0 +1,76 @@
+// One table of error codes. Code raises `createError(CODE, details)`; tests assert `err.code`;
+// UIs show `err.message`, which always names the file or object and the reason.
+
+export const ERROR_MESSAGES = {
+  // configuration / arguments
+  INVALID_ARGUMENT: (d) => `invalid argument${d.name ? ` ${d.name}` : ''}: ${d.reason}`,
+  INVALID_SIZE_LIMIT: (d) => `size limit ${d.value} is outside 1 MiB..1 GiB`,
+  // scanning
+  SOURCE_NOT_FOUND: (d) => `${d.path}: source root does not exist`,
+  SOURCE_IS_SYMLINK: (d) => `${d.path}: source root is a symbolic link; links are never followed`,
+  SOURCE_TYPE_MISMATCH: (d) => `${d.path}: expected a ${d.expected}, found a ${d.found}`,
+  SOURCE_PERMISSION_DENIED: (d) => `${d.path}: permission denied`,
+  SCAN_CANCELLED: () => 'scan cancelled',
+  // extraction
+  EXTRACT_FAILED: (d) => `${d.path}: ${d.reason}`,
+  PDF_TIMEOUT: (d) => `${d.path}: PDF parsing exceeded ${d.ms} ms`,
+  // stores / sources
+  STORE_EXISTS: (d) => `a store named "${d.name}" already exists`,
+  STORE_NOT_FOUND: (d) => `no store named "${d.name}"`,
+  STORE_ATTACHED: (d) => `store "${d.name}" is attached to role(s) ${d.roles}; detach it first`,
+  SOURCE_EXISTS: (d) => `${d.path} is already covered by source ${d.existing}`,
+  SOURCE_OVERLAP: (d) => `${d.path} overlaps the existing source ${d.existing}`,
+  SOURCE_UNKNOWN: (d) => `no source ${d.id} in store "${d.store}"`,
+  STORE_BUSY: (d) => `a ${d.job ?? 'job'} is already running for store "${d.store}" (pid ${d.pid ?? '?'})`,
+  JOB_CANCELLED: () => 'cancelled before activation; the previous snapshot is unchanged',
+  // models
+  MODEL_NOT_FOUND: (d) => `no installed embedding model "${d.id}"`,
+  MODEL_CHANGED: (d) => `${d.path}: model file changed since it was installed (sha256 mismatch); reinstall it`,
+  MODEL_INVALID: (d) => `${d.path}: not a usable GGUF embedding model: ${d.reason}`,
+  MODEL_DIMENSION_MISMATCH: (d) =>
+    `model "${d.model}" produces ${d.got}-dimensional vectors but store "${d.store}" uses ${d.want}; rebuild the store to change models`,
+  FINGERPRINT_MISMATCH: (d) =>
+    `${d.path}: index was built with another embedding configuration (${d.found}); this store uses ${d.want}. Rebuild the store`,
+  DOWNLOAD_FAILED: (d) => `download of ${d.url} failed: ${d.reason}`,
+  DOWNLOAD_CANCELLED: () => 'download cancelled; run install again to resume',
+  // snapshots / storage
+  SNAPSHOT_CORRUPT: (d) => `${d.path}: snapshot is damaged (${d.reason})`,
+  SNAPSHOT_VERSION: (d) => `${d.path}: unsupported snapshot version ${d.version}`,
+  FSYNC_FAILED: (d) => `${d.path}: fsync failed (${d.reason}); the candidate was abandoned`,
+  IO_FAILED: (d) => `${d.path}: ${d.op} failed (${d.reason})`,
+  // retrieval / AI
+  PROFILE_NOT_FOUND: (d) => `no AI profile "${d.name}"`,
+  CITATION_MISSING: () => 'the answer cites no retrieved excerpt marker although citations are required',
+  CITATION_UNKNOWN: (d) => `the answer cites ${d.markers}, which ${d.plural ? 'were' : 'was'} not retrieved`,
+  CHAT_BACKEND_FAILED: (d) => `chat backend ${d.backend} failed: ${d.reason}`,
+  // qdrant / vault
+  ENDPOINT_REFUSED: (d) => `${d.url}: ${d.reason}`,
+  QDRANT_COLLECTION_MISMATCH: (d) => `Qdrant collection "${d.collection}": ${d.reason}`,
+  QDRANT_FAILED: (d) => `Qdrant ${d.op} failed: ${d.reason}`,
+  VAULT_LOCKED: () => 'the vault is locked: set KORTTY_VAULT_PASSPHRASE or enter the passphrase',
+  VAULT_BAD_PASSPHRASE: (d) => `${d.path}: wrong passphrase or damaged vault`,
+  VAULT_CORRUPT: (d) => `${d.path}: vault file is damaged (${d.reason})`,
+  VAULT_VERSION: (d) => `${d.path}: unsupported vault version ${d.version}`,
+  VAULT_KDF_PARAMS: (d) => `${d.path}: KDF parameters out of bounds (${d.reason})`,
+} satisfies Record<string, (d: Record<string, any>) => string>;
+
+export type ErrorCode = keyof typeof ERROR_MESSAGES;
+
+export class KorttyError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  constructor(code: ErrorCode, details: Record<string, unknown> = {}, cause?: unknown) {
+    super(ERROR_MESSAGES[code](details as Record<string, any>), cause === undefined ? undefined : { cause });
+    this.name = 'KorttyError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function createError(code: ErrorCode, details: Record<string, unknown> = {}, cause?: unknown): KorttyError {
+  return new KorttyError(code, details, cause);
+}
+
+export function isKorttyError(err: unknown, code?: ErrorCode): err is KorttyError {
+  return err instanceof KorttyError && (code === undefined || err.code === code);
+}

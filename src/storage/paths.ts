@@ -1,0 +1,31 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+// Every on-disk name is built here (LevelDB's filename.h idea), so layout changes touch one file.
+
+export function korttyHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.KORTTY_HOME && env.KORTTY_HOME.length > 0 ? env.KORTTY_HOME : join(homedir(), '.kortty');
+}
+
+export const ragDir = (home = korttyHome()) => join(home, 'rag');
+export const storesDir = (home = korttyHome()) => join(ragDir(home), 'stores');
+export const storeDir = (storeId: string, home = korttyHome()) => join(storesDir(home), storeId);
+export const storeConfigPath = (storeId: string, home = korttyHome()) => join(storeDir(storeId, home), 'store.json');
+export const snapshotPath = (storeId: string, home = korttyHome()) => join(storeDir(storeId, home), 'index.hnsw');
+export const storeLockPath = (storeId: string, home = korttyHome()) => join(storeDir(storeId, home), 'lock');
+export const modelsDir = (home = korttyHome()) => join(ragDir(home), 'models');
+export const runsDir = (home = korttyHome()) => join(ragDir(home), 'runs');
+export const statusPath = (home = korttyHome()) => join(ragDir(home), 'status.json');
+export const watcherLockPath = (home = korttyHome()) => join(ragDir(home), 'watch.lock');
+export const aiDir = (home = korttyHome()) => join(home, 'ai');
+export const profilesPath = (home = korttyHome()) => join(aiDir(home), 'profiles.json');
+export const skillsDir = (home = korttyHome()) => join(aiDir(home), 'skills');
+export const vaultPath = (home = korttyHome()) => join(home, 'vault');
+export const configPath = (home = korttyHome()) => join(home, 'rag', 'config.json');
+
+/** Temp names share the live file's directory so rename is atomic; the prefix lets open() find leftovers. */
+export const TEMP_PREFIX = '.tmp-';
+export function tempPathFor(livePath: string, nonce: string): string {
+  const slash = livePath.lastIndexOf('/');
+  return `${livePath.slice(0, slash + 1)}${TEMP_PREFIX}${livePath.slice(slash + 1)}.${nonce}`;
+}
