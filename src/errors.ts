@@ -31,18 +31,40 @@ export const ERROR_MESSAGES = {
     `model "${d.model}" produces ${d.got}-dimensional vectors but store "${d.store}" uses ${d.want}; rebuild the store to change models`,
   FINGERPRINT_MISMATCH: (d) =>
     `${d.path}: index was built with another embedding configuration (${d.found}); this store uses ${d.want}. Rebuild the store`,
+  MODEL_FINGERPRINT_MISMATCH: (d) =>
+    `${d.path}: this model (${d.got}) differs from the store's embedding configuration (${d.want}) in ${d.fields}; rebuild the store to change models`,
+  GGUF_INVALID: (d) => `${d.path}: not a valid GGUF file (${d.reason})`,
+  VOCAB_UNAVAILABLE: (d) => `vocabulary ${d.name} could not be extracted from ${d.bundle}: ${d.reason}`,
+  EMBED_FAILED: (d) => `embedding ${d.what ?? 'text'} with ${d.model} failed: ${d.reason}`,
+  EMBEDDER_CLOSED: (d) => `the embedder for ${d.model} was closed`,
   DOWNLOAD_FAILED: (d) => `download of ${d.url} failed: ${d.reason}`,
   DOWNLOAD_CANCELLED: () => 'download cancelled; run install again to resume',
+  DOWNLOAD_HASH_MISMATCH: (d) =>
+    `${d.url}: downloaded file has sha256 ${d.got} but ${d.want} was expected; the download was discarded`,
+  MODEL_EXISTS: (d) => `${d.path}: ${d.reason}`,
+  MODEL_FILE_MISSING: (d) => `${d.path}: the file of model "${d.id}" is missing; install or add it again`,
+  MODEL_BUSY: (d) => `model "${d.id}" is being installed by another process (pid ${d.pid})`,
   // snapshots / storage
   SNAPSHOT_CORRUPT: (d) => `${d.path}: snapshot is damaged (${d.reason})`,
   SNAPSHOT_VERSION: (d) => `${d.path}: unsupported snapshot version ${d.version}`,
   FSYNC_FAILED: (d) => `${d.path}: fsync failed (${d.reason}); the candidate was abandoned`,
   IO_FAILED: (d) => `${d.path}: ${d.op} failed (${d.reason})`,
+  HNSW_FAILED: (d) => `${d.path}: HNSW ${d.op} failed (${d.reason})`,
   // retrieval / AI
   PROFILE_NOT_FOUND: (d) => `no AI profile "${d.name}"`,
   CITATION_MISSING: () => 'the answer cites no retrieved excerpt marker although citations are required',
   CITATION_UNKNOWN: (d) => `the answer cites ${d.markers}, which ${d.plural ? 'were' : 'was'} not retrieved`,
   CHAT_BACKEND_FAILED: (d) => `chat backend ${d.backend} failed: ${d.reason}`,
+  PROFILES_INVALID: (d) => `${d.path}: ${d.reason}`,
+  PROFILE_EXISTS: (d) => `an AI profile named "${d.name}" already exists`,
+  ACTION_UNKNOWN: (d) => `unknown AI action "${d.action}"; expected one of ${d.expected}`,
+  QUERY_EMPTY: () => 'nothing to ask: give a prompt or select terminal text',
+  SKILL_INVALID: (d) => `${d.path}: AI Skill not usable: ${d.reason}`,
+  PRESET_INVALID: (d) => `${d.path}: model-family preset not usable: ${d.reason}`,
+  PRESET_NOT_FOUND: (d) => `no model-family preset "${d.family}" (known: ${d.known})`,
+  CHAT_TIMEOUT: (d) => `chat backend ${d.backend} sent nothing for ${d.ms} ms (${d.phase}); gave up`,
+  CHAT_CANCELLED: (d) => `chat with ${d.backend} cancelled`,
+  CHAT_TOOL_LIMIT: (d) => `chat backend ${d.backend} kept calling ${d.tool} after ${d.rounds} tool rounds; no answer`,
   // qdrant / vault
   ENDPOINT_REFUSED: (d) => `${d.url}: ${d.reason}`,
   QDRANT_COLLECTION_MISMATCH: (d) => `Qdrant collection "${d.collection}": ${d.reason}`,
@@ -52,6 +74,9 @@ export const ERROR_MESSAGES = {
   VAULT_CORRUPT: (d) => `${d.path}: vault file is damaged (${d.reason})`,
   VAULT_VERSION: (d) => `${d.path}: unsupported vault version ${d.version}`,
   VAULT_KDF_PARAMS: (d) => `${d.path}: KDF parameters out of bounds (${d.reason})`,
+  // extraction / chunking (appended by the extract+chunk helper)
+  EXTRACT_CANCELLED: (d) => `${d.path}: extraction cancelled`,
+  CHUNK_FAILED: (d) => `chunking failed${d.path ? ` for ${d.path}` : ''}: ${d.reason}`,
 } satisfies Record<string, (d: Record<string, any>) => string>;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;
@@ -59,8 +84,9 @@ export type ErrorCode = keyof typeof ERROR_MESSAGES;
 export class KorttyError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
-  constructor(code: ErrorCode, details: Record<string, unknown> = {}, cause?: unknown) {
-    super(ERROR_MESSAGES[code](details as Record<string, any>), cause === undefined ? undefined : { cause });
+  constructor(code: ErrorCode, details: Record<string, unknown> = {}, cause?: unknown, message?: string) {
+    // `message` lets an error crossing a process boundary keep its original wording.
+    super(message ?? ERROR_MESSAGES[code](details as Record<string, any>), cause === undefined ? undefined : { cause });
     this.name = 'KorttyError';
     this.code = code;
     this.details = details;

@@ -4,6 +4,11 @@ import { type CliIO, type CommandRun, processIO } from './io.js';
 // Commands load lazily so `kortty-rag status` stays fast (it must answer a status bar in < 50 ms).
 const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   scan: () => import('./commands/scan.js'),
+  store: () => import('./commands/store.js'),
+  source: () => import('./commands/source.js'),
+  models: () => import('./commands/models.js'),
+  status: () => import('./commands/status.js'),
+  search: () => import('./commands/search.js'),
 };
 
 export const HELP = `kortty-rag: local knowledge stores for terminal AI actions
@@ -12,6 +17,14 @@ usage: kortty-rag [command] [options]
 
   (no command) | tui           open the knowledge-stores manager
   scan PATH... [--json]        dry-run scan: print the review table, write nothing
+  store create|list|show|roles|rebuild|delete     manage knowledge stores
+  source add|list|update|disable|enable|sync|remove   manage a store's sources
+  models list|install|add|remove|verify           embedding models
+  search [--store S] [--mode M] QUERY             Test search: the exact block a model would get
+  status [--format plain|tmux|json]               one line for a status bar
+
+Every command takes --json; run a command without arguments for its usage.
+Data lives in $KORTTY_HOME/rag (default ~/.kortty/rag).
 `;
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {

@@ -22,7 +22,7 @@ export interface AtomicWriteOptions {
 export async function atomicWrite(livePath: string, data: Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
   const env = opts.env ?? nodeFsEnv;
   const dir = dirname(livePath);
-  const tmp = tempPathFor(livePath, randomBytes(6).toString('hex'));
+  const tmp = tempPathFor(livePath, tempNonce());
   let renamed = false;
   try {
     const file = await env.create(tmp, opts.mode);
@@ -57,8 +57,43 @@ export async function atomicWrite(livePath: string, data: Uint8Array, opts: Atom
   }
 }
 
-/** Remove temp files a crash left next to live files in `dir`. */
-export async function removeStaleTemps(dir: string, env: FsEnv = nodeFsEnv): Promise<string[]> {
+/**
+ * A temp-name nonce `<pid>-<random>`: the pid lets `removeStaleTemps` tell a crashed writer's
+ * leftovers from a live writer's candidate (another process, or a job in this one, may be
+ * writing a snapshot while a reader opens the store).
+ */
+export function tempNonce(pid: number = process.pid): string {
+  return `${pid}-${randomBytes(6).toString('hex')}`;
+}
+
+/** The writer pid a temp name carries, or undefined for names without one. */
+export function tempOwnerPid(name: string): number | undefined {
+  const m = /\.(\d+)-[0-9a-f]+$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Whether a process with this pid exists (EPERM means it does, owned by someone else). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Remove temp files a crash left next to live files in `dir`. A temp whose writer pid is still
+ * alive (this process included) may be a candidate being written right now and is kept; names
+ * without a pid are left over from older writers and removed. Set `all` only when the caller
+ * holds the store lock and knows no writer can exist.
+ */
+export async function removeStaleTemps(
+  dir: string,
+  env: FsEnv = nodeFsEnv,
+  opts: { all?: boolean; isAlive?: (pid: number) => boolean } = {},
+): Promise<string[]> {
+  const isAlive = opts.isAlive ?? pidAlive;
   let names: string[];
   try {
     names = await env.readdir(dir);
@@ -68,6 +103,8 @@ export async function removeStaleTemps(dir: string, env: FsEnv = nodeFsEnv): Pro
   const removed: string[] = [];
   for (const name of names) {
     if (!name.startsWith(TEMP_PREFIX)) continue;
+    const pid = tempOwnerPid(name);
+    if (!opts.all && pid !== undefined && isAlive(pid)) continue;
     await env.unlink(join(dir, name)).catch(() => {});
     removed.push(basename(name));
   }

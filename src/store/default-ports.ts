@@ -1,0 +1,25 @@
+import { basename } from 'node:path';
+import { getTokenizer } from '../chunk/tokenizer.js';
+import { chunkDocument } from '../chunk/chunk-document.js';
+import { createEmbedder } from '../embed/provider.js';
+import { extractDocument } from '../extract/extract.js';
+import { detectFormat } from '../scan/formats.js';
+import { scanSource } from '../scan/scan-source.js';
+import { korttyHome } from '../storage/paths.js';
+import { resolveModel } from './model-resolve.js';
+import type { PipelinePorts } from './ports.js';
+
+// The real adapters behind the index job's ports.
+export function createDefaultPorts(home = korttyHome()): PipelinePorts {
+  return {
+    scan: (source, previous, signal) =>
+      scanSource({ root: source.path, kind: source.kind, options: source.options, previous, signal }),
+    // The extractor follows the allowlist's own mapping, so scan and extraction never disagree.
+    extract: (path, _format, signal) => extractDocument(path, detectFormat(basename(path))?.extract ?? 'text', { signal }),
+    chunk: (doc, params) => chunkDocument(doc, params, getTokenizer()),
+    async openEmbedder(fingerprint, modelId) {
+      const model = await resolveModel(modelId, home);
+      return createEmbedder({ modelPath: model.path, modelId, sha256: model.sha256, fingerprint });
+    },
+  };
+}

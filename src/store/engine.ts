@@ -1,0 +1,260 @@
+import { resolve } from 'node:path';
+import { createError } from '../errors.js';
+import { openSnapshot } from '../index/snapshot-io.js';
+import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
+import type { ChunkParams, Review, Role, SourceOptions, SyncMode } from '../types.js';
+import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js';
+import { createJobPublisher } from '../status/job-file.js';
+import { refreshStatusFile } from '../status/status-file.js';
+import { runSync, type SyncResult } from './index-job.js';
+import { acquireLock } from './lock.js';
+import { resolveModel } from './model-resolve.js';
+import type { PipelinePorts } from './ports.js';
+import { checkNewSource, findSource, sourceIdFor } from './source-rules.js';
+import { findStore, listStores, loadStore, removeStoreDir, saveStore, storeIdFor } from './store-config.js';
+import type { JobProgress, QdrantSettings, SourceRecord, StoreConfig, StoreType } from './store-types.js';
+
+// The engine API: one entry for the CLI, the TUI's job child and the watcher. Every mutation of
+// a store runs under its lock; indexing goes through runSync.
+
+export const DEFAULT_CHUNK: ChunkParams = { chunkTokens: 800, overlapTokens: 120 };
+
+export interface JobHooks {
+  confirm?: (reviews: ReadonlyMap<string, Review>) => Promise<boolean>;
+  signal?: AbortSignal;
+  onProgress?: (p: JobProgress) => void;
+  ports?: PipelinePorts;
+}
+
+export interface CreateStoreInput {
+  name: string;
+  modelId: string;
+  roles?: Role[];
+  autonomous?: boolean;
+  type?: StoreType;
+  chunk?: Partial<ChunkParams>;
+  qdrant?: QdrantSettings;
+  /** Expected dimension (Advanced); a model producing another dimension is refused. */
+  dimension?: number;
+}
+
+export async function createStore(input: CreateStoreInput, home = korttyHome()): Promise<StoreConfig> {
+  const name = input.name.trim();
+  if (!name) throw createError('INVALID_ARGUMENT', { name: 'name', reason: 'a store needs a name' });
+  const existing = await listStores(home);
+  const id = storeIdFor(name);
+  if (existing.some((s) => s.name === name || s.id === id)) throw createError('STORE_EXISTS', { name });
+  const chunk = { ...DEFAULT_CHUNK, ...input.chunk };
+  if (chunk.chunkTokens < 50 || chunk.chunkTokens > 8192 || chunk.overlapTokens < 0 || chunk.overlapTokens >= chunk.chunkTokens) {
+    throw createError('INVALID_ARGUMENT', { name: 'chunk', reason: `chunk size ${chunk.chunkTokens} / overlap ${chunk.overlapTokens}` });
+  }
+  const model = await resolveModel(input.modelId, home);
+  if (input.dimension !== undefined && input.dimension !== model.fingerprint.dimension) {
+    throw createError('MODEL_DIMENSION_MISMATCH', {
+      model: input.modelId,
+      got: model.fingerprint.dimension,
+      want: input.dimension,
+      store: name,
+    });
+  }
+  const type = input.type ?? 'local';
+  if (type === 'qdrant' && !input.qdrant) {
+    throw createError('INVALID_ARGUMENT', { name: 'qdrant', reason: 'a Qdrant store needs an endpoint and a collection' });
+  }
+  const cfg: StoreConfig = {
+    version: 1,
+    id,
+    name,
+    type,
+    modelId: input.modelId,
+    fingerprint: model.fingerprint,
+    roles: [...new Set(input.roles ?? [])].sort(),
+    autonomous: input.autonomous ?? false,
+    chunk,
+    ...(input.qdrant ? { qdrant: input.qdrant } : {}),
+    sources: [],
+    createdAt: new Date().toISOString(),
+  };
+  await saveStore(cfg, home);
+  await refreshStatusFile(home);
+  return cfg;
+}
+
+/** Deletes only the store's own directory; refused while attached to a role unless `detach`. */
+export async function deleteStore(nameOrId: string, opts: { detach?: boolean } = {}, home = korttyHome()) {
+  const cfg = await findStore(nameOrId, home);
+  if (cfg.roles.length > 0 && !opts.detach) {
+    throw createError('STORE_ATTACHED', { name: cfg.name, roles: cfg.roles.join(', ') });
+  }
+  const lock = await acquireLock(storeLockPath(cfg.id, home), cfg.name, { job: 'delete' });
+  let dir: string;
+  try {
+    if (cfg.type === 'qdrant') {
+      const { deleteQdrantSources } = await import('./qdrant-bridge.js');
+      await deleteQdrantSources(cfg, home);
+    }
+  } finally {
+    await lock.release();
+  }
+  dir = await removeStoreDir(cfg.id, home);
+  await refreshStatusFile(home);
+  return { dir, store: cfg };
+}
+
+export interface AddSourceInput {
+  kind: 'file' | 'folder';
+  path: string;
+  sync?: SyncMode;
+  options?: Partial<SourceOptions>;
+}
+
+export function newSourceRecord(input: AddSourceInput, existing: readonly SourceRecord[]): SourceRecord {
+  const abs = checkNewSource(input.kind, input.path, existing);
+  const options = validateSourceOptions({ ...DEFAULT_SOURCE_OPTIONS, ...input.options });
+  return {
+    id: sourceIdFor(input.kind, abs),
+    path: abs,
+    kind: input.kind,
+    sync: input.sync ?? 'manual',
+    enabled: true,
+    options,
+    status: 'NEW',
+    files: 0,
+    chunks: 0,
+    problems: 0,
+    problemList: [],
+    hashes: {},
+  };
+}
+
+export async function addSources(storeRef: string, inputs: AddSourceInput[], hooks: JobHooks = {}, home = korttyHome()) {
+  const cfg = await findStore(storeRef, home);
+  const added: SourceRecord[] = [];
+  for (const input of inputs) added.push(newSourceRecord(input, [...cfg.sources, ...added]));
+  return job(cfg, { addSources: added }, hooks, home);
+}
+
+export async function updateSources(storeRef: string, sourceRefs: string[] | 'all', hooks: JobHooks = {}, home = korttyHome()) {
+  const cfg = await findStore(storeRef, home);
+  const ids = sourceRefs === 'all' ? cfg.sources.map((s) => s.id) : sourceRefs.map((r) => requireSource(cfg, r).id);
+  return job(cfg, { sourceIds: ids }, hooks, home);
+}
+
+export async function removeSource(storeRef: string, sourceRef: string, hooks: JobHooks = {}, home = korttyHome()) {
+  const cfg = await findStore(storeRef, home);
+  const src = requireSource(cfg, sourceRef);
+  return job(cfg, { removeSourceIds: [src.id] }, hooks, home);
+}
+
+/** Explicit model change: every source is embedded again with the new model. */
+export async function rebuildStore(storeRef: string, modelId: string | undefined, hooks: JobHooks = {}, home = korttyHome()) {
+  const cfg = await findStore(storeRef, home);
+  const model = await resolveModel(modelId ?? cfg.modelId, home);
+  return job(
+    cfg,
+    { sourceIds: cfg.sources.map((s) => s.id), rebuild: { modelId: modelId ?? cfg.modelId, fingerprint: model.fingerprint } },
+    hooks,
+    home,
+  );
+}
+
+export async function setSourceEnabled(storeRef: string, sourceRef: string, enabled: boolean, home = korttyHome()) {
+  return mutate(storeRef, home, (cfg) => {
+    const src = requireSource(cfg, sourceRef);
+    src.enabled = enabled;
+    if (!enabled) src.status = 'DISABLED';
+    else if (src.status === 'DISABLED') src.status = src.lastIndexedAt ? 'READY' : 'NEW';
+    return src;
+  });
+}
+
+export async function setSourceSync(storeRef: string, sourceRef: string, sync: SyncMode, home = korttyHome()) {
+  return mutate(storeRef, home, (cfg) => {
+    const src = requireSource(cfg, sourceRef);
+    src.sync = sync;
+    return src;
+  });
+}
+
+export async function setStoreRoles(storeRef: string, roles: Role[], autonomous: boolean | undefined, home = korttyHome()) {
+  return mutate(storeRef, home, (cfg) => {
+    cfg.roles = [...new Set(roles)].sort();
+    if (autonomous !== undefined) cfg.autonomous = autonomous;
+    return cfg;
+  });
+}
+
+/** Marks limited monitoring (watcher) without touching the snapshot. */
+export async function setLimitedMonitoring(storeRef: string, sourceId: string, reason: string | undefined, home = korttyHome()) {
+  return mutate(storeRef, home, (cfg) => {
+    const src = requireSource(cfg, sourceId);
+    if (reason) src.limitedMonitoring = reason;
+    else delete src.limitedMonitoring;
+    return src;
+  });
+}
+
+export async function storeStats(cfg: StoreConfig, home = korttyHome()) {
+  const snap = cfg.type === 'local' ? await openSnapshot(snapshotPath(cfg.id, home), { expectFingerprint: cfg.fingerprint }) : null;
+  const docs = snap?.data.docs ?? [];
+  snap?.close();
+  return { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0) };
+}
+
+export { listStores, loadStore, findStore };
+
+function requireSource(cfg: StoreConfig, ref: string): SourceRecord {
+  const src = findSource(cfg.sources, ref);
+  if (!src) throw createError('SOURCE_UNKNOWN', { id: resolve(ref), store: cfg.name });
+  return src;
+}
+
+async function mutate<T>(storeRef: string, home: string, fn: (cfg: StoreConfig) => T): Promise<T> {
+  const cfg0 = await findStore(storeRef, home);
+  const lock = await acquireLock(storeLockPath(cfg0.id, home), cfg0.name, { job: 'edit' });
+  try {
+    const cfg = await loadStore(cfg0.id, home);
+    const out = fn(cfg);
+    await saveStore(cfg, home);
+    return out;
+  } finally {
+    await lock.release();
+    await refreshStatusFile(home);
+  }
+}
+
+async function job(
+  cfg: StoreConfig,
+  req: Pick<Parameters<typeof runSync>[0], 'addSources' | 'sourceIds' | 'removeSourceIds' | 'rebuild'>,
+  hooks: JobHooks,
+  home: string,
+): Promise<SyncResult> {
+  const publisher = createJobPublisher(cfg.id, cfg.name, home);
+  const ports = hooks.ports ?? (await defaultPortsFor(cfg, home));
+  try {
+    if (cfg.type === 'qdrant') {
+      const { runQdrantSync } = await import('./qdrant-bridge.js');
+      return await runQdrantSync({ ...req, storeId: cfg.id, home, ports, ...hooksFor(hooks, publisher) });
+    }
+    return await runSync({ ...req, storeId: cfg.id, home, ports, ...hooksFor(hooks, publisher) });
+  } finally {
+    await publisher.clear();
+    await refreshStatusFile(home);
+  }
+}
+
+function hooksFor(hooks: JobHooks, publisher: ReturnType<typeof createJobPublisher>) {
+  return {
+    confirm: hooks.confirm,
+    signal: hooks.signal,
+    onProgress: (p: JobProgress) => {
+      publisher.publish(p);
+      hooks.onProgress?.(p);
+    },
+  };
+}
+
+async function defaultPortsFor(_cfg: StoreConfig, home: string): Promise<PipelinePorts> {
+  const { createDefaultPorts } = await import('./default-ports.js');
+  return createDefaultPorts(home);
+}

@@ -1,0 +1,57 @@
+import { isKorttyError } from '../errors.js';
+import type { Review } from '../types.js';
+import { addSources, rebuildStore, removeSource, updateSources } from './engine.js';
+import type { FromChild, JobSpec, ToChild } from './job-protocol.js';
+import type { JobProgress } from './store-types.js';
+
+// Runs one job off the UI process: CPU work (hashing, chunking) and native embedding calls can
+// never stall the pane's event loop, and a crash here cannot take the UI down.
+
+const send = (m: FromChild) => process.send?.(m);
+const ac = new AbortController();
+let pendingConfirm: ((ok: boolean) => void) | undefined;
+
+process.on('message', (m: ToChild) => {
+  if (m.type === 'start') void start(m.spec, m.home, m.review);
+  else if (m.type === 'confirm') pendingConfirm?.(m.ok);
+  else if (m.type === 'cancel') {
+    ac.abort();
+    pendingConfirm?.(false);
+  }
+});
+process.on('disconnect', () => ac.abort());
+
+async function start(spec: JobSpec, home: string, review: boolean) {
+  const hooks = {
+    signal: ac.signal,
+    onProgress: (progress: JobProgress) => send({ type: 'progress', progress }),
+    confirm: review
+      ? (reviews: ReadonlyMap<string, Review>) =>
+          new Promise<boolean>((resolve) => {
+            pendingConfirm = resolve;
+            send({ type: 'review', reviews: [...reviews.entries()] });
+          })
+      : undefined,
+  };
+  try {
+    const result = await run(spec, hooks, home);
+    send({ type: 'done', result: { ...result, reviews: [...result.reviews.entries()] } });
+  } catch (err) {
+    send({ type: 'error', code: isKorttyError(err) ? err.code : undefined, message: (err as Error)?.message ?? String(err) });
+  } finally {
+    process.disconnect?.();
+  }
+}
+
+function run(spec: JobSpec, hooks: Parameters<typeof addSources>[2], home: string) {
+  switch (spec.op) {
+    case 'add':
+      return addSources(spec.store, spec.inputs, hooks, home);
+    case 'update':
+      return updateSources(spec.store, spec.sources, hooks, home);
+    case 'remove':
+      return removeSource(spec.store, spec.source, hooks, home);
+    case 'rebuild':
+      return rebuildStore(spec.store, spec.model, hooks, home);
+  }
+}

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { STARTER_DEFAULTS } from '../../src/embed/generate-model.js';
+import { LEXICAL_GENERATOR_VERSION } from '../../src/embed/lexical-model.js';
+import { STARTER_MODEL_ID, starterFileName, starterRecordPath } from '../../src/embed/starter-model.js';
+import { createDefaultPorts } from '../../src/store/default-ports.js';
+import type { PipelinePorts } from '../../src/store/ports.js';
+import { modelsDir } from '../../src/storage/paths.js';
+import { lexicalModel } from './models.js';
+
+// A fresh $KORTTY_HOME per test with the (generated, cached) starter model already in place, so
+// tests exercise the real model without regenerating it each time.
+
+export async function freshHome(): Promise<string> {
+  const home = await mkdtemp(join(tmpdir(), 'kortty-home-'));
+  process.env.KORTTY_HOME = home;
+  return home;
+}
+
+export async function homeWithStarter(): Promise<string> {
+  const home = await freshHome();
+  const src = await lexicalModel();
+  await mkdir(modelsDir(home), { recursive: true });
+  const dest = join(modelsDir(home), starterFileName());
+  await copyFile(src, dest);
+  const bytes = await readFile(dest);
+  await writeFile(
+    starterRecordPath(home),
+    JSON.stringify({
+      id: STARTER_MODEL_ID,
+      file: starterFileName(),
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      source: 'generated',
+      dimension: STARTER_DEFAULTS.dimension,
+      generatorVersion: LEXICAL_GENERATOR_VERSION,
+      seed: STARTER_DEFAULTS.seed,
+    }),
+  );
+  return home;
+}
+
+/** Real ports that count embedded texts and model opens. */
+export function countingPorts(home: string): PipelinePorts & { embedded: number; opens: number } {
+  const base = createDefaultPorts(home);
+  const ports = {
+    ...base,
+    embedded: 0,
+    opens: 0,
+    async openEmbedder(fp: Parameters<PipelinePorts['openEmbedder']>[0], id: string) {
+      ports.opens++;
+      const e = await base.openEmbedder(fp, id);
+      return {
+        dimension: e.dimension,
+        close: () => e.close(),
+        async embedDocuments(texts: string[], opts?: { signal?: AbortSignal }) {
+          ports.embedded += texts.length;
+          return e.embedDocuments(texts, opts);
+        },
+      };
+    },
+  };
+  return ports;
+}
+
+export async function writeTree(root: string, files: Record<string, string>): Promise<void> {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = join(root, rel);
+    await mkdir(join(p, '..'), { recursive: true });
+    await writeFile(p, content);
+  }
+}
+
+export const WORDS =
+  'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu'.split(
+    ' ',
+  );
+
+/** Deterministic prose of `n` lines about `topic`. */
+export function prose(topic: string, n: number, seed = 1): string {
+  let s = seed;
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const words = [topic];
+    for (let j = 0; j < 10; j++) {
+      s = (s * 1103515245 + 12345) & 0x7fffffff;
+      words.push(WORDS[s % WORDS.length]!);
+    }
+    lines.push(`${words.join(' ')}.`);
+  }
+  return `${lines.join('\n')}\n`;
+}
