@@ -1,8 +1,6 @@
 import { basename } from 'node:path';
 import { getTokenizer } from '../chunk/tokenizer.js';
 import { chunkDocument } from '../chunk/chunk-document.js';
-import { createEmbedder } from '../embed/provider.js';
-import { extractDocument } from '../extract/extract.js';
 import { detectFormat } from '../scan/formats.js';
 import { scanSource } from '../scan/scan-source.js';
 import { korttyHome } from '../storage/paths.js';
@@ -15,9 +13,14 @@ export function createDefaultPorts(home = korttyHome()): PipelinePorts {
     scan: (source, previous, signal) =>
       scanSource({ root: source.path, kind: source.kind, options: source.options, previous, signal }),
     // The extractor follows the allowlist's own mapping, so scan and extraction never disagree.
-    extract: (path, _format, signal) => extractDocument(path, detectFormat(basename(path))?.extract ?? 'text', { signal }),
+    async extract(path, _format, signal) {
+      const { extractDocument } = await import('../extract/extract.js');
+      return extractDocument(path, detectFormat(basename(path))?.extract ?? 'text', { signal });
+    },
     chunk: (doc, params) => chunkDocument(doc, params, getTokenizer()),
     async openEmbedder(fingerprint, modelId) {
+      // node-llama-cpp costs ~0.9 s to import: load it only when something needs embedding.
+      const { createEmbedder } = await import('../embed/provider.js');
       const model = await resolveModel(modelId, home);
       return createEmbedder({ modelPath: model.path, modelId, sha256: model.sha256, fingerprint });
     },
