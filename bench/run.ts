@@ -1,0 +1,51 @@
+// `npm run bench`: every figure is a ratio against an anchor measured in the same run
+// (openssl sha256 of the same bytes, bare tiktoken, the bare model call, a plain copy, exact
+// search, raw hnswlib). Pass names to run a subset: `npm run bench -- scan index`.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface BenchRow {
+  name: string;
+  ratio: number;
+  details: string;
+}
+
+const SUITES: Record<string, () => Promise<BenchRow[]>> = {
+  scan: async () => (await import('./scan-bench.js')).benchScan(),
+  chunk: async () => (await import('./chunk-bench.js')).benchChunk(),
+  embed: async () => (await import('./embed-bench.js')).benchEmbed(),
+  index: async () => (await import('./index-bench.js')).benchIndex(),
+  store: async () => (await import('./store-bench.js')).benchStore(),
+  retrieval: async () => (await import('./retrieval-bench.js')).benchRetrieval(),
+  tui: async () => (await import('./tui-bench.js')).benchTui(),
+};
+
+async function main() {
+  process.env.KORTTY_HOME ??= mkdtempSync(join(tmpdir(), 'kortty-bench-home-'));
+  const wanted = process.argv.slice(2);
+  const names = wanted.length ? wanted : Object.keys(SUITES);
+  const rows: BenchRow[] = [];
+  for (const name of names) {
+    const suite = SUITES[name];
+    if (!suite) {
+      console.error(`unknown bench "${name}"; known: ${Object.keys(SUITES).join(', ')}`);
+      process.exitCode = 2;
+      continue;
+    }
+    const t0 = performance.now();
+    try {
+      const got = await suite();
+      for (const r of got) console.log(`${r.name.padEnd(48)} ${r.ratio.toFixed(3).padStart(9)}  ${r.details}`);
+      rows.push(...got);
+    } catch (err) {
+      console.error(`bench ${name} failed: ${(err as Error).stack ?? err}`);
+      process.exitCode = 1;
+    }
+    console.log(`-- ${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  console.log('\nsummary (ratio = measured / anchor unless the name says otherwise)');
+  for (const r of rows) console.log(`  ${r.name}: ${r.ratio.toFixed(3)}`);
+}
+
+await main();
