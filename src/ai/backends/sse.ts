@@ -1,0 +1,97 @@
+// Server-sent events parser (WHATWG "event stream" grammar), fed raw bytes in whatever pieces the
+// network delivers: a UTF-8 character, a CRLF pair or a `data:` prefix may be split across pushes.
+
+export interface SseEvent {
+  event: string;
+  data: string;
+  id?: string;
+}
+
+export interface SseParser {
+  /** Feed the next piece of the byte stream; returns the events it completed. */
+  push(chunk: Uint8Array | string): SseEvent[];
+  /** The stream ended: flush the decoder and return a final event left without its blank line. */
+  end(): SseEvent[];
+}
+
+/** A server that never ends a line would otherwise grow the buffer without bound. */
+const DEFAULT_MAX_LINE = 8 * 1024 * 1024;
+
+export function createSseParser(opts: { maxLineLength?: number } = {}): SseParser {
+  const maxLine = opts.maxLineLength ?? DEFAULT_MAX_LINE;
+  const decoder = new TextDecoder('utf-8');
+  let buf = '';
+  // A CR ended the previous line; an LF right after it belongs to the same terminator.
+  let skipLF = false;
+  let data: string[] = [];
+  let eventType = '';
+  let lastId: string | undefined;
+
+  function dispatch(out: SseEvent[]): void {
+    if (data.length > 0) {
+      const ev: SseEvent = { event: eventType || 'message', data: data.join('\n') };
+      if (lastId !== undefined) ev.id = lastId;
+      out.push(ev);
+    }
+    data = [];
+    eventType = '';
+  }
+
+  function line(text: string, out: SseEvent[]): void {
+    if (text === '') {
+      dispatch(out);
+      return;
+    }
+    if (text.startsWith(':')) return; // comment / keep-alive
+    const colon = text.indexOf(':');
+    const field = colon < 0 ? text : text.slice(0, colon);
+    let value = colon < 0 ? '' : text.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'event') eventType = value;
+    else if (field === 'id' && !value.includes('\0')) lastId = value;
+    // `retry` and unknown fields are ignored, as the grammar says.
+  }
+
+  function drain(out: SseEvent[]): void {
+    const eol = /[\r\n]/g;
+    let pos = 0;
+    while (pos < buf.length) {
+      if (skipLF) {
+        skipLF = false;
+        if (buf[pos] === '\n') {
+          pos++;
+          continue;
+        }
+      }
+      eol.lastIndex = pos;
+      const m = eol.exec(buf);
+      if (!m) break;
+      const end = m.index;
+      if (buf[end] === '\r') skipLF = true;
+      line(buf.slice(pos, end), out);
+      pos = end + 1;
+    }
+    buf = buf.slice(pos);
+    if (buf.length > maxLine) throw new Error(`event-stream line longer than ${maxLine} characters`);
+  }
+
+  return {
+    push(chunk) {
+      const out: SseEvent[] = [];
+      buf += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      drain(out);
+      return out;
+    },
+    end() {
+      const out: SseEvent[] = [];
+      buf += decoder.decode();
+      drain(out);
+      if (buf !== '') line(buf, out);
+      buf = '';
+      // Lenient: some servers close right after the last `data:` line without the blank line.
+      dispatch(out);
+      return out;
+    },
+  };
+}
