@@ -9,6 +9,9 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   models: () => import('./commands/models.js'),
   status: () => import('./commands/status.js'),
   search: () => import('./commands/search.js'),
+  ask: () => import('./commands/ask.js'),
+  runs: () => import('./commands/runs.js'),
+  profile: () => import('./commands/profile.js'),
 };
 
 export const HELP = `kortty-rag: local knowledge stores for terminal AI actions
@@ -21,6 +24,9 @@ usage: kortty-rag [command] [options]
   source add|list|update|disable|enable|sync|remove   manage a store's sources
   models list|install|add|remove|verify           embedding models
   search [--store S] [--mode M] QUERY             Test search: the exact block a model would get
+  ask [--action A] [--profile P] [--stdin] [PROMPT] AI action with retrieval; streams the answer
+  runs [--last N]                                  recent AI actions, their excerpts, stale citations
+  profile add|list|role                            AI profiles and role assignments
   status [--format plain|tmux|json]               one line for a status bar
 
 Every command takes --json; run a command without arguments for its usage.

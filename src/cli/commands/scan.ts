@@ -77,7 +77,10 @@ function parse(argv: string[]) {
 function parseMiB(text: string): number {
   const n = Number(text);
   if (text.trim() === '' || !Number.isFinite(n) || n <= 0) {
-    throw createError('INVALID_ARGUMENT', { name: '--max-file-size', reason: `"${text}" is not a size in MiB` });
+    throw createError('INVALID_ARGUMENT', {
+      name: '--max-file-size',
+      reason: `"${text}" is not a size in MiB`,
+    });
   }
   return Math.round(n * MiB);
 }

@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { runAction } from '../../ai/ask.js';
+import { formatSourceRef } from '../../ai/citations.js';
+import { parseActionKind } from '../../ai/policy.js';
+import { createSearchDeps } from '../../retrieve/search.js';
+import type { CliIO } from '../io.js';
+import { interruptSignal } from './store.js';
+
+const USAGE = `usage: kortty-rag ask [--action ask|explain|fix|summarize|translate|command|…] [--profile P] [--stdin | --file F] [PROMPT]
+The selection comes from stdin (--stdin) or a file (--file), never from the command line, so terminal
+text never passes through a shell. The answer streams to stdout, then the cited sources.`;
+
+// Exit codes: 0 ok, 3 answer rejected by the citation check (raw answer shown), 1 other failure.
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      action: { type: 'string', default: 'ask' },
+      profile: { type: 'string' },
+      stdin: { type: 'boolean' },
+      file: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const action = parseActionKind(values.action!);
+  let selection: string | undefined;
+  if (values.file) {
+    const { readFile } = await import('node:fs/promises');
+    selection = await readFile(values.file, 'utf8');
+  } else if (values.stdin) {
+    selection = await readAll(io.stdin);
+  }
+  const prompt = positionals.join(' ') || undefined;
+  if (!prompt && !selection?.trim()) {
+    io.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const deps = createSearchDeps();
+  try {
+    const res = await runAction({
+      action,
+      prompt,
+      selection,
+      profile: values.profile,
+      signal: interruptSignal(),
+      searchDeps: deps,
+      onToken: values.json ? undefined : (t) => io.stdout.write(t),
+    });
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ ...res, excerpts: res.excerpts.map(({ text: _t, ...e }) => e) }, null, 2)}\n`);
+    } else {
+      io.stdout.write('\n');
+      const cited = res.excerpts.filter((e) => res.cited.includes(e.marker));
+      if (cited.length > 0) {
+        io.stdout.write('\nSources:\n');
+        for (const e of cited) io.stdout.write(`  [${e.marker}] ${formatSourceRef(e)}\n`);
+      } else if (res.excerpts.length > 0 && !res.error) {
+        io.stdout.write(`\n(${res.excerpts.length} excerpt(s) were provided; the answer cites none)\n`);
+      }
+    }
+    if (res.error) {
+      io.stderr.write(`kortty-rag ask: ${res.status === 'rejected' ? 'answer rejected: ' : ''}${res.error.message}\n`);
+      return res.status === 'rejected' ? 3 : 1;
+    }
+    return 0;
+  } finally {
+    await deps.close();
+  }
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const c of stream) parts.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(parts).toString('utf8');
+}
