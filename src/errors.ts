@@ -48,6 +48,8 @@ export const ERROR_MESSAGES = {
   SNAPSHOT_CORRUPT: (d) => `${d.path}: snapshot is damaged (${d.reason})`,
   SNAPSHOT_VERSION: (d) => `${d.path}: unsupported snapshot version ${d.version}`,
   FSYNC_FAILED: (d) => `${d.path}: fsync failed (${d.reason}); the candidate was abandoned`,
+  DIR_FSYNC_FAILED: (d) =>
+    `${d.path}: directory fsync failed after activation (${d.reason}); the new file is in place but may not survive a power loss`,
   IO_FAILED: (d) => `${d.path}: ${d.op} failed (${d.reason})`,
   HNSW_FAILED: (d) => `${d.path}: HNSW ${d.op} failed (${d.reason})`,
   // retrieval / AI

@@ -55,6 +55,9 @@ export interface ReviewRow {
   /** Complete-file sha256 (hex) of accepted files. */
   sha256?: string;
   mtimeMs?: number;
+  /** Decoded characters (code points, BOM excluded) of accepted UTF-8 files; unset for PDF/docx,
+   * whose text is only known after extraction. */
+  chars?: number;
 }
 
 export type PreviewBound = 'files' | 'bytes' | 'chars';
@@ -68,6 +71,9 @@ export interface ReviewSummary {
   skipped: Partial<Record<SkipReason, number>>;
   formats: Record<string, { count: number; bytes: number }>;
   acceptedBytes: number;
+  /** Characters counted towards the preview's extracted-characters bound (UTF-8 files only; the
+   * extractor counts PDF/docx text against the rest of that budget). */
+  extractedChars: number;
 }
 
 export interface Review {
@@ -98,7 +104,16 @@ export interface PreviewBounds {
 
 /** Text extracted from one document. Line-based formats give `text`; PDFs give pages (1-based order). */
 export type ExtractedDoc =
-  | { kind: 'lines'; text: string }
+  | {
+      kind: 'lines';
+      text: string;
+      /**
+       * True when line N of `text` is line N of the source file (plain text, code, Markdown…), so a
+       * chunk's line range can be cited as `file:line`. False for HTML and .docx, whose lines are
+       * lines of the extracted text. Lines are counted by LF (see src/extract/text.ts).
+       */
+      sourceLines?: boolean;
+    }
   | { kind: 'pages'; pages: string[] };
 
 /** A chunk as produced by the chunker (pure). */
@@ -136,3 +151,89 @@ export interface ModelFingerprint {
 export type Role = 'text' | 'coding';
 export type SyncMode = 'automatic' | 'manual';
 export type SourceStatus = 'NEW' | 'SCANNING' | 'INDEXING' | 'READY' | 'MISSING' | 'ERROR' | 'DISABLED';
+
+// ---- Retrieval and AI actions (src/retrieve, src/ai) ----
+
+/** One chunk proposed for the context block, after fusion. `key` is `${storeId}:${chunkId}`. */
+export interface Candidate {
+  key: string;
+  storeId: string;
+  storeName: string;
+  sourceId: string;
+  /** Display path of the document (as stored in the snapshot). */
+  path: string;
+  lineStart?: number;
+  lineEnd?: number;
+  pageStart?: number;
+  pageEnd?: number;
+  text: string;
+  /** Token count of `text` as the chunker measured it (informational; bounds recount). */
+  tokens: number;
+  /** 1-based ranks in each list; absent when the chunk was not in that list. */
+  vectorRank?: number;
+  lexicalRank?: number;
+  vectorScore?: number;
+  lexicalScore?: number;
+  fusedScore: number;
+  chunkId: string;
+  /** sha256 of the complete source document the chunk came from (for stale-citation checks). */
+  contentSha256: string;
+}
+
+/** A candidate that made it into the block, with its marker (`R1`, shown as `[R1]`). */
+export interface Excerpt extends Candidate {
+  marker: string;
+  /** 1-based position in the block; `marker === 'R' + rank` unless a first marker was given. */
+  rank: number;
+  /** True when `text` was cut to fit the token budget; line/page ranges describe the kept text. */
+  trimmed: boolean;
+  /** Tokens of the chunk text before trimming (countTokens of the original text). */
+  originalTokens: number;
+}
+
+/** AI actions, grouped by the retrieval policy in src/ai/policy.ts. */
+export type ActionKind =
+  | 'ask'
+  | 'explain'
+  | 'fix'
+  | 'summarize'
+  | 'translate'
+  | 'command'
+  | 'agent'
+  | 'planning'
+  | 'swarm'
+  | 'scheduled'
+  | 'diagram'
+  | 'vision';
+
+export type ChatBackendKind = 'llama' | 'openai';
+export type RetrievalMode = 'before' | 'tool' | 'both';
+
+export interface AiProfile {
+  name: string;
+  backend: ChatBackendKind;
+  /** GGUF path (llama) or model name (openai). */
+  model: string;
+  /** OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (required for `openai`). */
+  baseUrl?: string;
+  contextWindow: number;
+  /** Model family; selects the prompt preset (src/ai/presets/<family>.json). */
+  family: string;
+  requireCitations: boolean;
+  retrievalMode: RetrievalMode;
+  /** Name of the environment variable holding the API key (never the key itself). */
+  apiKeyEnv?: string;
+  /** Permit plain http to a non-loopback host (prompts carry local excerpts). */
+  allowInsecureHttp?: boolean;
+}
+
+export interface RoleAssignments {
+  text?: string;
+  coding?: string;
+}
+
+export interface ProfilesConfig {
+  version: 1;
+  profiles: AiProfile[];
+  roles: RoleAssignments;
+}
