@@ -36,6 +36,10 @@ export interface CreateStoreInput {
   qdrant?: QdrantSettings;
   /** Expected dimension (Advanced); a model producing another dimension is refused. */
   dimension?: number;
+  /** Qdrant API key: stored only in the encrypted vault (never in store.json). */
+  qdrantApiKey?: string;
+  /** An unlocked vault, required with qdrantApiKey. */
+  vault?: import('../vault/vault.js').Vault;
 }
 
 export async function createStore(input: CreateStoreInput, home = korttyHome()): Promise<StoreConfig> {
@@ -75,6 +79,18 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
     sources: [],
     createdAt: new Date().toISOString(),
   };
+  if (type === 'qdrant') {
+    const { openQdrant, qdrantSecretName } = await import('./qdrant-bridge.js');
+    if (input.qdrantApiKey) {
+      if (!input.vault) throw createError('VAULT_LOCKED');
+      input.vault.set(qdrantSecretName(id), input.qdrantApiKey);
+      await input.vault.save();
+      cfg.qdrant = { ...cfg.qdrant!, apiKeyRef: qdrantSecretName(id) };
+    }
+    // Create or validate the collection now: a wrong dimension or distance is refused before
+    // the store exists or anything is embedded.
+    await (await openQdrant(cfg, home)).ensureCollection();
+  }
   await saveStore(cfg, home);
   await refreshStatusFile(home);
   return cfg;
@@ -172,6 +188,20 @@ export async function setSourceSync(storeRef: string, sourceRef: string, sync: S
   return mutate(storeRef, home, (cfg) => {
     const src = requireSource(cfg, sourceRef);
     src.sync = sync;
+    return src;
+  });
+}
+
+/** Per-source Advanced options (size limit, globs, .gitignore); they apply from the next scan. */
+export async function setSourceOptions(
+  storeRef: string,
+  sourceRef: string,
+  options: Partial<SourceOptions>,
+  home = korttyHome(),
+) {
+  return mutate(storeRef, home, (cfg) => {
+    const src = requireSource(cfg, sourceRef);
+    src.options = validateSourceOptions({ ...src.options, ...options });
     return src;
   });
 }

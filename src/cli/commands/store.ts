@@ -9,7 +9,9 @@ import { formatSummary, progressPrinter, table } from '../progress.js';
 const USAGE = `usage:
   kortty-rag store create NAME [--model ID] [--role text|coding]... [--autonomous]
                               [--chunk-size N] [--chunk-overlap N] [--dimension N]
-                              [--type local|qdrant --qdrant-url URL --qdrant-collection C] [--json]
+                              [--type local|qdrant --qdrant-url URL --qdrant-collection C [--api-key-stdin]] [--json]
+        (the Qdrant API key is read from stdin, never from arguments, and kept in the encrypted vault;
+         the vault passphrase comes from KORTTY_VAULT_PASSPHRASE or a prompt)
   kortty-rag store list [--json]
   kortty-rag store show NAME [--json]
   kortty-rag store roles NAME [--role text|coding]... [--autonomous|--no-autonomous]
@@ -33,6 +35,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       type: { type: 'string' },
       'qdrant-url': { type: 'string' },
       'qdrant-collection': { type: 'string' },
+      'api-key-stdin': { type: 'boolean' },
       detach: { type: 'boolean' },
     },
   });
@@ -41,7 +44,15 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   switch (sub) {
     case 'create': {
       if (!name) throw createError('INVALID_ARGUMENT', { name: 'NAME', reason: 'missing store name' });
+      let secret: { qdrantApiKey?: string; vault?: import('../../vault/vault.js').Vault } = {};
+      if (values['api-key-stdin']) {
+        const { unlockVault } = await import('../../vault/passphrase.js');
+        const key = (await readStdin(io)).trim();
+        if (!key) throw createError('INVALID_ARGUMENT', { name: '--api-key-stdin', reason: 'no API key on stdin' });
+        secret = { qdrantApiKey: key, vault: await unlockVault({ env: io.env, stdin: io.stdin as never, stderr: io.stderr }) };
+      }
       const cfg = await createStore({
+        ...secret,
         name,
         modelId: values.model ?? (await defaultModelId()),
         roles: parseRoles(values.role),
@@ -109,6 +120,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       io.stderr.write(`${USAGE}\n`);
       return 2;
   }
+}
+
+async function readStdin(io: CliIO): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const c of io.stdin) parts.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(parts).toString('utf8');
 }
 
 export function storeStatus(s: StoreConfig): string {

@@ -1,0 +1,145 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { extractDocument } from '../../src/extract/extract.js';
+import {
+  buildEmptyPdf,
+  buildHeavyPdf,
+  buildImageOnlyPdf,
+  buildLoopingPdf,
+  buildTextPdf,
+  encryptPdf,
+  truncatePdf,
+} from '../fixtures/pdf.js';
+
+process.env.KORTTY_HOME = mkdtempSync(join(tmpdir(), 'kortty-pdf-home-'));
+const dir = mkdtempSync(join(tmpdir(), 'kortty-pdf-'));
+
+function write(name: string, data: Buffer): string {
+  const path = join(dir, name);
+  writeFileSync(path, data);
+  return path;
+}
+
+const PAGES = [
+  ['Page one first line', 'Page one second line (with parentheses)'],
+  ['Second page: 50% done \\ backslash'],
+  ['Third page', 'caf\xe9 au lait'],
+];
+
+/** Rejects with EXTRACT_FAILED and the given skip reason; returns the error for further checks. */
+async function expectSkip(t: import('ava').ExecutionContext, p: Promise<unknown>, skipReason: string) {
+  const err = (await t.throwsAsync(p)) as {
+    code?: string;
+    details?: Record<string, unknown>;
+    message: string;
+  };
+  t.is(err.code, 'EXTRACT_FAILED');
+  t.is(err.details?.skipReason, skipReason, err.message);
+  return err;
+}
+
+/** Whether any process still runs with `needle` in its command line (the PDF path is unique). */
+function processWith(needle: string): boolean {
+  const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+  return ps.split('\n').some((l) => l.includes(needle) && l.includes('pdf-child'));
+}
+
+test('multi-page text PDF: one text per page, in page order', async (t) => {
+  const path = write('three-pages.pdf', buildTextPdf(PAGES));
+  const doc = await extractDocument(path, 'pdf');
+  t.deepEqual(doc, {
+    kind: 'pages',
+    pages: [
+      'Page one first line\nPage one second line (with parentheses)',
+      'Second page: 50% done \\ backslash',
+      'Third page\ncafé au lait',
+    ],
+  });
+});
+
+test('image-only PDF is skipped as pdf-no-text', async (t) => {
+  const err = await expectSkip(
+    t,
+    extractDocument(write('scan.pdf', buildImageOnlyPdf(2)), 'pdf'),
+    'pdf-no-text',
+  );
+  t.regex(err.message, /scan\.pdf: no extractable text in 2 pages/);
+});
+
+test('empty PDF is skipped as pdf-no-text', async (t) => {
+  await expectSkip(t, extractDocument(write('empty.pdf', buildEmptyPdf(1)), 'pdf'), 'pdf-no-text');
+});
+
+test('password-protected PDFs (AES-128 and AES-256, made by qpdf) are skipped as pdf-encrypted', async (t) => {
+  const plain = write('plain.pdf', buildTextPdf(PAGES));
+  for (const bits of [128, 256] as const) {
+    const out = join(dir, `secret-${bits}.pdf`);
+    encryptPdf(plain, out, { userPassword: 'secret', ownerPassword: 'owner', bits });
+    const err = await expectSkip(t, extractDocument(out, 'pdf'), 'pdf-encrypted');
+    t.regex(err.message, new RegExp(`secret-${bits}\\.pdf: .*(password|encrypt)`));
+  }
+});
+
+test('a PDF with only an owner password (no password to open) is read normally', async (t) => {
+  const plain = write('plain-owner.pdf', buildTextPdf(PAGES));
+  const out = join(dir, 'owner-only.pdf');
+  encryptPdf(plain, out, { userPassword: '', ownerPassword: 'owner', bits: 128 });
+  const doc = await extractDocument(out, 'pdf');
+  t.is(doc.kind === 'pages' ? doc.pages[1] : undefined, 'Second page: 50% done \\ backslash');
+});
+
+test('truncated and non-PDF files are skipped as pdf-invalid', async (t) => {
+  const whole = buildTextPdf(PAGES);
+  for (const fraction of [0.1, 0.5, 0.97]) {
+    await expectSkip(
+      t,
+      extractDocument(write(`cut-${fraction}.pdf`, truncatePdf(whole, fraction)), 'pdf'),
+      'pdf-invalid',
+    );
+  }
+  const err = await expectSkip(
+    t,
+    extractDocument(write('text.pdf', Buffer.from('just text\n')), 'pdf'),
+    'pdf-invalid',
+  );
+  t.regex(err.message, /no %PDF- header/);
+});
+
+test('a PDF that hangs the parser is killed at the timeout; this process stays responsive', async (t) => {
+  const path = write('loop-hang.pdf', buildLoopingPdf());
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 50);
+  const started = Date.now();
+  const err = await expectSkip(t, extractDocument(path, 'pdf', { pdfTimeoutMs: 1500 }), 'pdf-timeout');
+  clearInterval(timer);
+  t.regex(err.message, /loop-hang\.pdf: PDF parsing exceeded 1500 ms/);
+  t.true(Date.now() - started >= 1500);
+  t.true(ticks >= 10, `event loop ticked ${ticks} times while the child hung`);
+  t.false(processWith('loop-hang.pdf'), 'the child process was killed');
+});
+
+test('a PDF that exhausts the heap cap is stopped; the same cap parses a normal PDF', async (t) => {
+  const heavy = write('heavy.pdf', buildHeavyPdf(300_000));
+  const err = await expectSkip(t, extractDocument(heavy, 'pdf', { pdfHeapMb: 32 }), 'pdf-timeout');
+  t.regex(err.message, /heavy\.pdf: PDF parsing exceeded the 32 MiB memory cap/);
+  t.false(processWith('heavy.pdf'));
+  const ok = await extractDocument(write('light.pdf', buildTextPdf(PAGES)), 'pdf', { pdfHeapMb: 32 });
+  t.is(ok.kind === 'pages' ? ok.pages.length : 0, 3);
+});
+
+test('aborting the signal cancels extraction and kills the parser', async (t) => {
+  const path = write('loop-abort.pdf', buildLoopingPdf());
+  const ac = new AbortController();
+  const pending = extractDocument(path, 'pdf', { signal: ac.signal, pdfTimeoutMs: 30_000 });
+  setTimeout(() => ac.abort(), 300);
+  const err = (await t.throwsAsync(pending)) as { code?: string };
+  t.is(err.code, 'EXTRACT_CANCELLED');
+  t.false(processWith('loop-abort.pdf'));
+});
+
+test('a missing PDF is a read error, not a parser crash', async (t) => {
+  await expectSkip(t, extractDocument(join(dir, 'missing.pdf'), 'pdf'), 'read-error');
+});
