@@ -19,7 +19,11 @@ export interface AtomicWriteOptions {
  * deletes the candidate and leaves the live file byte-identical; nothing is renamed after a
  * failed fsync.
  */
-export async function atomicWrite(livePath: string, data: Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
+export async function atomicWrite(
+  livePath: string,
+  data: Uint8Array,
+  opts: AtomicWriteOptions = {},
+): Promise<void> {
   const env = opts.env ?? nodeFsEnv;
   const dir = dirname(livePath);
   const tmp = tempPathFor(livePath, tempNonce());
@@ -48,7 +52,9 @@ export async function atomicWrite(livePath: string, data: Uint8Array, opts: Atom
     try {
       await env.syncDir(dir);
     } catch (err) {
-      throw createError('FSYNC_FAILED', { path: dir, reason: errReason(err) }, err);
+      // The rename is done and not undone (LevelDB: never clean up after an error); the caller
+      // must not record progress, since the activation may not survive a power loss.
+      throw createError('DIR_FSYNC_FAILED', { path: dir, reason: errReason(err) }, err);
     }
     await opts.checkpoint?.('dir-synced');
   } catch (err) {
@@ -113,5 +119,7 @@ export async function removeStaleTemps(
 
 export function errReason(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
-  return e?.code ? `${e.code}${e.message ? `: ${e.message.replace(/^\w+: /, '')}` : ''}` : String(e?.message ?? err);
+  return e?.code
+    ? `${e.code}${e.message ? `: ${e.message.replace(/^\w+: /, '')}` : ''}`
+    : String(e?.message ?? err);
 }

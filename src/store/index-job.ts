@@ -1,10 +1,10 @@
 import { createError, isKorttyError, KorttyError } from '../errors.js';
 import { chunkId } from '../index/snapshot-types.js';
-import { openSnapshot, writeSnapshot } from '../index/snapshot-io.js';
+import { openSnapshot, type SnapshotStep, writeSnapshot } from '../index/snapshot-io.js';
 import type { SnapshotChunk, SnapshotDoc } from '../index/snapshot-types.js';
 import { snapshotPath, storeLockPath, korttyHome } from '../storage/paths.js';
 import type { Review } from '../types.js';
-import { killPoint } from '../util/kill-points.js';
+import { type KillLabel, killPoint } from '../util/kill-points.js';
 import { acquireLock } from './lock.js';
 import type { EmbedPort, PipelinePorts } from './ports.js';
 import { loadStore, saveStore } from './store-config.js';
@@ -16,6 +16,15 @@ import { planSource, type SourcePlan } from './sync-plan.js';
 // source table untouched; progress is recorded (store.json) only after the durable commit.
 
 export const EMBED_BATCH = 32;
+
+/** Snapshot-writer steps that carry a kill-point label (reliability suite). */
+const SNAPSHOT_KILL_LABELS: Partial<Record<SnapshotStep, KillLabel>> = {
+  written: 'snapshot-written',
+  fsynced: 'snapshot-fsynced',
+  verified: 'snapshot-verified',
+  renamed: 'snapshot-renamed',
+  'dir-synced': 'dir-synced',
+};
 const MAX_PROBLEMS_KEPT = 50;
 
 export interface SyncRequest {
@@ -121,6 +130,9 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
       try {
         const extracted = await req.ports.extract(d.path, d.format, req.signal);
         const chunks = req.ports.chunk(extracted, cfg.chunk);
+        // HTML/.docx line numbers count extracted text, not the file: a `file:line` citation
+        // would point at the wrong place, so such chunks carry no line range.
+        const keepLines = !(extracted.kind === 'lines' && extracted.sourceLines === false);
         const doc: SnapshotDoc = { sourceId: o.source.id, path: d.path, sha256: d.sha256, size: d.size, format: d.format, chunks: [] };
         for (const c of chunks) {
           const chunk: SnapshotChunk = {
@@ -128,8 +140,8 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
             index: c.index,
             text: c.text,
             tokens: c.tokens,
-            lineStart: c.lineStart,
-            lineEnd: c.lineEnd,
+            lineStart: keepLines ? c.lineStart : undefined,
+            lineEnd: keepLines ? c.lineEnd : undefined,
             pageStart: c.pageStart,
             pageEnd: c.pageEnd,
             vector: new Float32Array(0),
@@ -212,9 +224,9 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         { fingerprint: cfg.fingerprint, dimension: cfg.fingerprint.dimension, docs: nextDocs },
         {
           signal: req.signal,
-          checkpoint: async (step: string) => {
-            killPoint(`snapshot-${step}` as never);
-            if (step === 'dir-synced') killPoint('dir-synced');
+          checkpoint: async (step) => {
+            const label = SNAPSHOT_KILL_LABELS[step];
+            if (label) killPoint(label);
             if (step === 'verified') {
               // Last moment to cancel or to notice a lost lock: the rename comes next.
               check();
