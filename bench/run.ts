@@ -36,7 +36,8 @@ async function main() {
     const t0 = performance.now();
     try {
       const got = await suite();
-      for (const r of got) console.log(`${r.name.padEnd(48)} ${r.ratio.toFixed(3).padStart(9)}  ${r.details}`);
+      for (const r of got)
+        console.log(`${r.name.padEnd(48)} ${r.ratio.toFixed(3).padStart(9)}  ${r.details}`);
       rows.push(...got);
     } catch (err) {
       console.error(`bench ${name} failed: ${(err as Error).stack ?? err}`);

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createEmbedder } from '../src/embed/provider.js';
 import { openSnapshot } from '../src/index/snapshot-io.js';
+import { snapshotPath } from '../src/storage/paths.js';
 import { createDefaultPorts } from '../src/store/default-ports.js';
 import { addSources, createStore, updateSources } from '../src/store/engine.js';
 import { resolveModel } from '../src/store/model-resolve.js';
-import { snapshotPath } from '../src/storage/paths.js';
 import type { BenchRow } from './run.js';
 
 // Store-level figures, each over an anchor measured in this run:
@@ -17,7 +17,10 @@ import type { BenchRow } from './run.js';
 //  - a no-change "Update now" on 5,000 files over `openssl dgst -sha256` of the same files (aim ≤ 1.5×).
 
 const run = promisify(execFile);
-const WORDS = 'store index chunk vector search query model token embedding file folder source snapshot excerpt marker terminal retrieval context answer citation page line paragraph document format scan review'.split(' ');
+const WORDS =
+  'store index chunk vector search query model token embedding file folder source snapshot excerpt marker terminal retrieval context answer citation page line paragraph document format scan review'.split(
+    ' ',
+  );
 
 function text(seed: number, words: number): string {
   let s = seed >>> 0;
@@ -80,7 +83,8 @@ export async function benchStore(): Promise<BenchRow[]> {
   for (let i = 0; i < n; i++) list.push(join(big, `d${i % 50}`, `f${i}.md`));
   const openssl = async () => {
     const t = performance.now();
-    for (let i = 0; i < list.length; i += 500) await run('openssl', ['dgst', '-sha256', ...list.slice(i, i + 500)], { maxBuffer: 1 << 26 });
+    for (let i = 0; i < list.length; i += 500)
+      await run('openssl', ['dgst', '-sha256', ...list.slice(i, i + 500)], { maxBuffer: 1 << 26 });
     return performance.now() - t;
   };
   const update = async () => {

@@ -25,7 +25,8 @@ export const ERROR_MESSAGES = {
   JOB_CANCELLED: () => 'cancelled before activation; the previous snapshot is unchanged',
   // models
   MODEL_NOT_FOUND: (d) => `no installed embedding model "${d.id}"`,
-  MODEL_CHANGED: (d) => `${d.path}: model file changed since it was installed (sha256 mismatch); reinstall it`,
+  MODEL_CHANGED: (d) =>
+    `${d.path}: model file changed since it was installed (sha256 mismatch); reinstall it`,
   MODEL_INVALID: (d) => `${d.path}: not a usable GGUF embedding model: ${d.reason}`,
   MODEL_DIMENSION_MISMATCH: (d) =>
     `model "${d.model}" produces ${d.got}-dimensional vectors but store "${d.store}" uses ${d.want}; rebuild the store to change models`,
@@ -66,7 +67,8 @@ export const ERROR_MESSAGES = {
   PRESET_NOT_FOUND: (d) => `no model-family preset "${d.family}" (known: ${d.known})`,
   CHAT_TIMEOUT: (d) => `chat backend ${d.backend} sent nothing for ${d.ms} ms (${d.phase}); gave up`,
   CHAT_CANCELLED: (d) => `chat with ${d.backend} cancelled`,
-  CHAT_TOOL_LIMIT: (d) => `chat backend ${d.backend} kept calling ${d.tool} after ${d.rounds} tool rounds; no answer`,
+  CHAT_TOOL_LIMIT: (d) =>
+    `chat backend ${d.backend} kept calling ${d.tool} after ${d.rounds} tool rounds; no answer`,
   // qdrant / vault
   ENDPOINT_REFUSED: (d) => `${d.url}: ${d.reason}`,
   QDRANT_COLLECTION_MISMATCH: (d) => `Qdrant collection "${d.collection}": ${d.reason}`,
@@ -88,14 +90,21 @@ export class KorttyError extends Error {
   readonly details: Record<string, unknown>;
   constructor(code: ErrorCode, details: Record<string, unknown> = {}, cause?: unknown, message?: string) {
     // `message` lets an error crossing a process boundary keep its original wording.
-    super(message ?? ERROR_MESSAGES[code](details as Record<string, any>), cause === undefined ? undefined : { cause });
+    super(
+      message ?? ERROR_MESSAGES[code](details as Record<string, any>),
+      cause === undefined ? undefined : { cause },
+    );
     this.name = 'KorttyError';
     this.code = code;
     this.details = details;
   }
 }
 
-export function createError(code: ErrorCode, details: Record<string, unknown> = {}, cause?: unknown): KorttyError {
+export function createError(
+  code: ErrorCode,
+  details: Record<string, unknown> = {},
+  cause?: unknown,
+): KorttyError {
   return new KorttyError(code, details, cause);
 }
 

@@ -1,9 +1,10 @@
+import { join } from 'node:path';
 import { createError, isKorttyError } from '../errors.js';
 import { renderContextBlock } from '../retrieve/block.js';
 import { type SearchDeps, search } from '../retrieve/search.js';
+import { aiDir, korttyHome, profilesPath, runsDir, skillsDir } from '../storage/paths.js';
 import { listStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
-import { korttyHome, profilesPath, runsDir, skillsDir, aiDir } from '../storage/paths.js';
 import type { ActionKind, AiProfile, Excerpt } from '../types.js';
 import { backendConfig, createChatBackend } from './backends/create-backend.js';
 import {
@@ -23,7 +24,6 @@ import { assemblePrompt, queryFor } from './prompt.js';
 import { createRunRecord, type RunStatus } from './runs.js';
 import { appendRun, newRunId } from './runs-file.js';
 import { loadSkills } from './skills-file.js';
-import { join } from 'node:path';
 
 // One AI action end to end: profile → stores (roles, then policy) → retrieval → prompt in the
 // fixed order → chat backend (streamed) → citation check → run record. I/O shell over the pure

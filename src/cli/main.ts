@@ -48,7 +48,9 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     const mod = await load();
     return await mod.run(rest, io);
   } catch (err) {
-    io.stderr.write(`kortty-rag ${cmd}: ${isKorttyError(err) ? err.message : ((err as Error)?.stack ?? String(err))}\n`);
+    io.stderr.write(
+      `kortty-rag ${cmd}: ${isKorttyError(err) ? err.message : ((err as Error)?.stack ?? String(err))}\n`,
+    );
     return 1;
   }
 }

@@ -50,5 +50,7 @@ export function formatReviewSummary(r: Review): string {
 export function table(rows: string[][], io: CliIO): string {
   const widths = rows[0]!.map((_, i) => Math.min(60, Math.max(...rows.map((r) => (r[i] ?? '').length))));
   void io;
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
+  return rows
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '))
+    .join('\n');
 }

@@ -1,14 +1,14 @@
 import { countTokens } from '../chunk/tokenizer.js';
 import { createError } from '../errors.js';
-import type { OpenSnapshot } from '../index/snapshot-search.js';
 import { openSnapshot } from '../index/snapshot-io.js';
+import type { OpenSnapshot } from '../index/snapshot-search.js';
+import { korttyHome, snapshotPath } from '../storage/paths.js';
 import type { EmbedPort } from '../store/ports.js';
 import type { StoreConfig } from '../store/store-types.js';
-import { korttyHome, snapshotPath } from '../storage/paths.js';
 import type { Candidate, Excerpt } from '../types.js';
 import { renderContextBlock } from './block.js';
 import { selectExcerpts } from './bounds.js';
-import { fuseRankings, type FusionOptions } from './fuse.js';
+import { type FusionOptions, fuseRankings } from './fuse.js';
 
 // Test search and the retrieval step of AI actions: each store's query embedded with its own
 // model, vector (HNSW cosine) and lexical (BM25) rankings over enabled sources only, fused by
@@ -30,7 +30,9 @@ export interface StoreBackend {
 
 export interface SearchDeps {
   /** Query embedder for a store (its own model, its query prefix). */
-  embedderFor(store: StoreConfig): Promise<Pick<EmbedPort, 'dimension'> & { embedQuery(text: string): Promise<Float32Array> }>;
+  embedderFor(
+    store: StoreConfig,
+  ): Promise<Pick<EmbedPort, 'dimension'> & { embedQuery(text: string): Promise<Float32Array> }>;
   backendFor(store: StoreConfig): Promise<StoreBackend | null>;
 }
 
@@ -86,7 +88,10 @@ export async function search(req: SearchRequest, deps: SearchDeps): Promise<Sear
       byKey.set(c.key, prev ? { ...prev, ...definedOnly(c) } : c);
     }
     const fused = fuseRankings(
-      { vector: vectorHits.map((c) => c.key), lexical: mode === 'vector' ? [] : lexicalHits.map((c) => c.key) },
+      {
+        vector: vectorHits.map((c) => c.key),
+        lexical: mode === 'vector' ? [] : lexicalHits.map((c) => c.key),
+      },
       req.fusion,
     );
     for (const f of fused) {
@@ -95,7 +100,11 @@ export async function search(req: SearchRequest, deps: SearchDeps): Promise<Sear
     }
   }
   const t2 = performance.now();
-  const excerpts = selectExcerpts(merged, { contextWindow: req.contextWindow ?? 32768, firstMarker: req.firstMarker }, countTokens);
+  const excerpts = selectExcerpts(
+    merged,
+    { contextWindow: req.contextWindow ?? 32768, firstMarker: req.firstMarker },
+    countTokens,
+  );
   const block = renderContextBlock(excerpts);
   timings.assembleMs = performance.now() - t2;
   return { excerpts, block, candidates: merged, timings };
@@ -128,15 +137,20 @@ export function snapshotBackend(store: StoreConfig, snap: OpenSnapshot): StoreBa
     };
   };
   return {
-    vector: (q, k, allowed) => snap.searchVector(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'vector')),
-    lexical: (q, k, allowed) => snap.searchLexical(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical')),
+    vector: (q, k, allowed) =>
+      snap.searchVector(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'vector')),
+    lexical: (q, k, allowed) =>
+      snap.searchLexical(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical')),
     close: () => snap.close(),
   };
 }
 
 /** Real dependencies with per-process caches (a TUI or a long `ask` reuses models and snapshots). */
 export function createSearchDeps(home = korttyHome()): SearchDeps & { close(): Promise<void> } {
-  const embedders = new Map<string, Promise<Awaited<ReturnType<SearchDeps['embedderFor']>> & { close(): Promise<void> }>>();
+  const embedders = new Map<
+    string,
+    Promise<Awaited<ReturnType<SearchDeps['embedderFor']>> & { close(): Promise<void> }>
+  >();
   const snaps = new Map<string, { mtimeMs: number; snap: OpenSnapshot | null }>();
   return {
     embedderFor(store) {
@@ -147,7 +161,13 @@ export function createSearchDeps(home = korttyHome()): SearchDeps & { close(): P
           const { resolveModel } = await import('../store/model-resolve.js');
           const { createEmbedder } = await import('../embed/provider.js');
           const m = await resolveModel(store.modelId, home);
-          return createEmbedder({ modelPath: m.path, modelId: store.modelId, sha256: m.sha256, fingerprint: store.fingerprint, storeName: store.name });
+          return createEmbedder({
+            modelPath: m.path,
+            modelId: store.modelId,
+            sha256: m.sha256,
+            fingerprint: store.fingerprint,
+            storeName: store.name,
+          });
         })();
         embedders.set(key, e);
         e.catch(() => embedders.delete(key));
@@ -161,7 +181,10 @@ export function createSearchDeps(home = korttyHome()): SearchDeps & { close(): P
       }
       const path = snapshotPath(store.id, home);
       const { stat } = await import('node:fs/promises');
-      const mtimeMs = await stat(path).then((s) => s.mtimeMs, () => -1);
+      const mtimeMs = await stat(path).then(
+        (s) => s.mtimeMs,
+        () => -1,
+      );
       const cached = snaps.get(store.id);
       let snap: OpenSnapshot | null;
       if (cached && cached.mtimeMs === mtimeMs) snap = cached.snap;

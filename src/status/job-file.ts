@@ -15,7 +15,12 @@ export interface JobFile extends JobProgress {
 
 const JOB_FILE = 'job.json';
 
-export function createJobPublisher(storeId: string, storeName: string, home = korttyHome(), minIntervalMs = 250) {
+export function createJobPublisher(
+  storeId: string,
+  storeName: string,
+  home = korttyHome(),
+  minIntervalMs = 250,
+) {
   const path = join(storeDir(storeId, home), JOB_FILE);
   let last = 0;
   let pending: Promise<void> = Promise.resolve();

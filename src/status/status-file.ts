@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { korttyHome, ragDir, statusPath } from '../storage/paths.js';
 import { listStores } from '../store/store-config.js';
 import { readJobFiles } from './job-file.js';
@@ -27,6 +27,7 @@ export async function readStatus(home = korttyHome()): Promise<StatusInfo> {
   const jobs = await readJobFiles(home);
   info.jobs = jobs.map((j) => ({ store: j.storeName, state: j.state, percent: j.percent }));
   if (jobs.length > 0 && info.state !== 'error') info.state = 'syncing';
-  else if (jobs.length === 0 && info.state === 'syncing') info.state = info.limited.length ? 'limited' : info.problems ? 'problems' : 'idle';
+  else if (jobs.length === 0 && info.state === 'syncing')
+    info.state = info.limited.length ? 'limited' : info.problems ? 'problems' : 'idle';
   return info;
 }

@@ -16,7 +16,11 @@ export interface StatusInfo {
   updatedAt: string;
 }
 
-export function computeStatus(stores: readonly StoreConfig[], jobs: readonly JobFile[], now = new Date()): StatusInfo {
+export function computeStatus(
+  stores: readonly StoreConfig[],
+  jobs: readonly JobFile[],
+  now = new Date(),
+): StatusInfo {
   const errors: StatusInfo['errors'] = [];
   const limited: StatusInfo['limited'] = [];
   let problems = 0;
@@ -25,7 +29,8 @@ export function computeStatus(stores: readonly StoreConfig[], jobs: readonly Job
       if (src.status === 'ERROR' || src.status === 'MISSING') {
         errors.push({ store: s.name, source: src.path, reason: src.statusReason ?? src.status });
       }
-      if (src.limitedMonitoring) limited.push({ store: s.name, source: src.path, reason: src.limitedMonitoring });
+      if (src.limitedMonitoring)
+        limited.push({ store: s.name, source: src.path, reason: src.limitedMonitoring });
       problems += src.problems;
     }
   }
@@ -42,7 +47,15 @@ export function computeStatus(stores: readonly StoreConfig[], jobs: readonly Job
             : problems > 0
               ? 'problems'
               : 'idle';
-  return { state, stores: stores.length, problems, errors, limited, jobs: jobList, updatedAt: now.toISOString() };
+  return {
+    state,
+    stores: stores.length,
+    problems,
+    errors,
+    limited,
+    jobs: jobList,
+    updatedAt: now.toISOString(),
+  };
 }
 
 /** Running jobs always show, even next to an error, so the user sees progress. */
@@ -56,7 +69,14 @@ export function formatStatus(info: StatusInfo, format: 'plain' | 'tmux' | 'json'
   if (parts.length === 0) parts.push(info.state === 'none' ? 'no stores' : 'idle');
   const text = `RAG ${parts.join(' · ')}`;
   if (format === 'plain') return text;
-  const colour = info.errors.length > 0 ? 'red' : info.jobs.length > 0 ? 'yellow' : info.limited.length > 0 || info.problems > 0 ? 'colour208' : 'green';
+  const colour =
+    info.errors.length > 0
+      ? 'red'
+      : info.jobs.length > 0
+        ? 'yellow'
+        : info.limited.length > 0 || info.problems > 0
+          ? 'colour208'
+          : 'green';
   // tmux interprets #[...] and #(...): the text above contains only store names, which we sanitise.
   return `#[fg=${colour}]${text.replace(/#/g, '##')}#[default]`;
 }

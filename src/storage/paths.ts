@@ -10,8 +10,10 @@ export function korttyHome(env: NodeJS.ProcessEnv = process.env): string {
 export const ragDir = (home = korttyHome()) => join(home, 'rag');
 export const storesDir = (home = korttyHome()) => join(ragDir(home), 'stores');
 export const storeDir = (storeId: string, home = korttyHome()) => join(storesDir(home), storeId);
-export const storeConfigPath = (storeId: string, home = korttyHome()) => join(storeDir(storeId, home), 'store.json');
-export const snapshotPath = (storeId: string, home = korttyHome()) => join(storeDir(storeId, home), 'index.hnsw');
+export const storeConfigPath = (storeId: string, home = korttyHome()) =>
+  join(storeDir(storeId, home), 'store.json');
+export const snapshotPath = (storeId: string, home = korttyHome()) =>
+  join(storeDir(storeId, home), 'index.hnsw');
 export const storeLockPath = (storeId: string, home = korttyHome()) => join(storeDir(storeId, home), 'lock');
 export const modelsDir = (home = korttyHome()) => join(ragDir(home), 'models');
 export const runsDir = (home = korttyHome()) => join(ragDir(home), 'runs');

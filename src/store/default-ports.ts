@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
-import { getTokenizer } from '../chunk/tokenizer.js';
 import { chunkDocument } from '../chunk/chunk-document.js';
+import { getTokenizer } from '../chunk/tokenizer.js';
 import { detectFormat } from '../scan/formats.js';
 import { scanSource } from '../scan/scan-source.js';
 import { korttyHome } from '../storage/paths.js';

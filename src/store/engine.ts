@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import { createError } from '../errors.js';
 import { openSnapshot } from '../index/snapshot-io.js';
-import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
-import type { ChunkParams, Review, Role, SourceOptions, SyncMode } from '../types.js';
 import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js';
 import { createJobPublisher } from '../status/job-file.js';
 import { refreshStatusFile } from '../status/status-file.js';
+import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
+import type { ChunkParams, Review, Role, SourceOptions, SyncMode } from '../types.js';
 import { runSync, type SyncResult } from './index-job.js';
 import { acquireLock } from './lock.js';
 import { resolveModel } from './model-resolve.js';
@@ -49,8 +49,16 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
   const id = storeIdFor(name);
   if (existing.some((s) => s.name === name || s.id === id)) throw createError('STORE_EXISTS', { name });
   const chunk = { ...DEFAULT_CHUNK, ...input.chunk };
-  if (chunk.chunkTokens < 50 || chunk.chunkTokens > 8192 || chunk.overlapTokens < 0 || chunk.overlapTokens >= chunk.chunkTokens) {
-    throw createError('INVALID_ARGUMENT', { name: 'chunk', reason: `chunk size ${chunk.chunkTokens} / overlap ${chunk.overlapTokens}` });
+  if (
+    chunk.chunkTokens < 50 ||
+    chunk.chunkTokens > 8192 ||
+    chunk.overlapTokens < 0 ||
+    chunk.overlapTokens >= chunk.chunkTokens
+  ) {
+    throw createError('INVALID_ARGUMENT', {
+      name: 'chunk',
+      reason: `chunk size ${chunk.chunkTokens} / overlap ${chunk.overlapTokens}`,
+    });
   }
   const model = await resolveModel(input.modelId, home);
   if (input.dimension !== undefined && input.dimension !== model.fingerprint.dimension) {
@@ -63,7 +71,10 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
   }
   const type = input.type ?? 'local';
   if (type === 'qdrant' && !input.qdrant) {
-    throw createError('INVALID_ARGUMENT', { name: 'qdrant', reason: 'a Qdrant store needs an endpoint and a collection' });
+    throw createError('INVALID_ARGUMENT', {
+      name: 'qdrant',
+      reason: 'a Qdrant store needs an endpoint and a collection',
+    });
   }
   const cfg: StoreConfig = {
     version: 1,
@@ -103,7 +114,6 @@ export async function deleteStore(nameOrId: string, opts: { detach?: boolean } =
     throw createError('STORE_ATTACHED', { name: cfg.name, roles: cfg.roles.join(', ') });
   }
   const lock = await acquireLock(storeLockPath(cfg.id, home), cfg.name, { job: 'delete' });
-  let dir: string;
   try {
     if (cfg.type === 'qdrant') {
       const { deleteQdrantSources } = await import('./qdrant-bridge.js');
@@ -112,7 +122,7 @@ export async function deleteStore(nameOrId: string, opts: { detach?: boolean } =
   } finally {
     await lock.release();
   }
-  dir = await removeStoreDir(cfg.id, home);
+  const dir = await removeStoreDir(cfg.id, home);
   await refreshStatusFile(home);
   return { dir, store: cfg };
 }
@@ -143,38 +153,67 @@ export function newSourceRecord(input: AddSourceInput, existing: readonly Source
   };
 }
 
-export async function addSources(storeRef: string, inputs: AddSourceInput[], hooks: JobHooks = {}, home = korttyHome()) {
+export async function addSources(
+  storeRef: string,
+  inputs: AddSourceInput[],
+  hooks: JobHooks = {},
+  home = korttyHome(),
+) {
   const cfg = await findStore(storeRef, home);
   const added: SourceRecord[] = [];
   for (const input of inputs) added.push(newSourceRecord(input, [...cfg.sources, ...added]));
   return job(cfg, { addSources: added }, hooks, home);
 }
 
-export async function updateSources(storeRef: string, sourceRefs: string[] | 'all', hooks: JobHooks = {}, home = korttyHome()) {
+export async function updateSources(
+  storeRef: string,
+  sourceRefs: string[] | 'all',
+  hooks: JobHooks = {},
+  home = korttyHome(),
+) {
   const cfg = await findStore(storeRef, home);
-  const ids = sourceRefs === 'all' ? cfg.sources.map((s) => s.id) : sourceRefs.map((r) => requireSource(cfg, r).id);
+  const ids =
+    sourceRefs === 'all' ? cfg.sources.map((s) => s.id) : sourceRefs.map((r) => requireSource(cfg, r).id);
   return job(cfg, { sourceIds: ids }, hooks, home);
 }
 
-export async function removeSource(storeRef: string, sourceRef: string, hooks: JobHooks = {}, home = korttyHome()) {
+export async function removeSource(
+  storeRef: string,
+  sourceRef: string,
+  hooks: JobHooks = {},
+  home = korttyHome(),
+) {
   const cfg = await findStore(storeRef, home);
   const src = requireSource(cfg, sourceRef);
   return job(cfg, { removeSourceIds: [src.id] }, hooks, home);
 }
 
 /** Explicit model change: every source is embedded again with the new model. */
-export async function rebuildStore(storeRef: string, modelId: string | undefined, hooks: JobHooks = {}, home = korttyHome()) {
+export async function rebuildStore(
+  storeRef: string,
+  modelId: string | undefined,
+  hooks: JobHooks = {},
+  home = korttyHome(),
+) {
   const cfg = await findStore(storeRef, home);
   const model = await resolveModel(modelId ?? cfg.modelId, home);
   return job(
     cfg,
-    { sourceIds: cfg.sources.map((s) => s.id), rebuild: { modelId: modelId ?? cfg.modelId, fingerprint: model.fingerprint } },
+    {
+      sourceIds: cfg.sources.map((s) => s.id),
+      rebuild: { modelId: modelId ?? cfg.modelId, fingerprint: model.fingerprint },
+    },
     hooks,
     home,
   );
 }
 
-export async function setSourceEnabled(storeRef: string, sourceRef: string, enabled: boolean, home = korttyHome()) {
+export async function setSourceEnabled(
+  storeRef: string,
+  sourceRef: string,
+  enabled: boolean,
+  home = korttyHome(),
+) {
   return mutate(storeRef, home, (cfg) => {
     const src = requireSource(cfg, sourceRef);
     src.enabled = enabled;
@@ -184,7 +223,12 @@ export async function setSourceEnabled(storeRef: string, sourceRef: string, enab
   });
 }
 
-export async function setSourceSync(storeRef: string, sourceRef: string, sync: SyncMode, home = korttyHome()) {
+export async function setSourceSync(
+  storeRef: string,
+  sourceRef: string,
+  sync: SyncMode,
+  home = korttyHome(),
+) {
   return mutate(storeRef, home, (cfg) => {
     const src = requireSource(cfg, sourceRef);
     src.sync = sync;
@@ -206,7 +250,12 @@ export async function setSourceOptions(
   });
 }
 
-export async function setStoreRoles(storeRef: string, roles: Role[], autonomous: boolean | undefined, home = korttyHome()) {
+export async function setStoreRoles(
+  storeRef: string,
+  roles: Role[],
+  autonomous: boolean | undefined,
+  home = korttyHome(),
+) {
   return mutate(storeRef, home, (cfg) => {
     cfg.roles = [...new Set(roles)].sort();
     if (autonomous !== undefined) cfg.autonomous = autonomous;
@@ -215,7 +264,12 @@ export async function setStoreRoles(storeRef: string, roles: Role[], autonomous:
 }
 
 /** Marks limited monitoring (watcher) without touching the snapshot. */
-export async function setLimitedMonitoring(storeRef: string, sourceId: string, reason: string | undefined, home = korttyHome()) {
+export async function setLimitedMonitoring(
+  storeRef: string,
+  sourceId: string,
+  reason: string | undefined,
+  home = korttyHome(),
+) {
   return mutate(storeRef, home, (cfg) => {
     const src = requireSource(cfg, sourceId);
     if (reason) src.limitedMonitoring = reason;
@@ -225,13 +279,16 @@ export async function setLimitedMonitoring(storeRef: string, sourceId: string, r
 }
 
 export async function storeStats(cfg: StoreConfig, home = korttyHome()) {
-  const snap = cfg.type === 'local' ? await openSnapshot(snapshotPath(cfg.id, home), { expectFingerprint: cfg.fingerprint }) : null;
+  const snap =
+    cfg.type === 'local'
+      ? await openSnapshot(snapshotPath(cfg.id, home), { expectFingerprint: cfg.fingerprint })
+      : null;
   const docs = snap?.data.docs ?? [];
   snap?.close();
   return { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0) };
 }
 
-export { listStores, loadStore, findStore };
+export { findStore, listStores, loadStore };
 
 function requireSource(cfg: StoreConfig, ref: string): SourceRecord {
   const src = findSource(cfg.sources, ref);

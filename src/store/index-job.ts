@@ -1,8 +1,9 @@
 import { createError, isKorttyError, KorttyError } from '../errors.js';
-import { chunkId } from '../index/snapshot-types.js';
 import { openSnapshot, type SnapshotStep, writeSnapshot } from '../index/snapshot-io.js';
 import type { SnapshotChunk, SnapshotDoc } from '../index/snapshot-types.js';
-import { snapshotPath, storeLockPath, korttyHome } from '../storage/paths.js';
+import { chunkId } from '../index/snapshot-types.js';
+import type { FsEnv } from '../storage/fs-env.js';
+import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
 import type { Review } from '../types.js';
 import { type KillLabel, killPoint } from '../util/kill-points.js';
 import { acquireLock } from './lock.js';
@@ -43,6 +44,8 @@ export interface SyncRequest {
   lockStaleMs?: number;
   /** Explicit rebuild: ignore the old snapshot, embed everything with this configuration. */
   rebuild?: { modelId: string; fingerprint: StoreConfig['fingerprint'] };
+  /** Durable I/O of the snapshot and store.json (default: the real file system; tests inject faults). */
+  env?: FsEnv;
 }
 
 export interface SyncResult {
@@ -63,14 +66,19 @@ interface SourceOutcome {
 export async function runSync(req: SyncRequest): Promise<SyncResult> {
   const home = req.home ?? korttyHome();
   const cfg0 = await loadStore(req.storeId, home);
-  const lock = await acquireLock(storeLockPath(cfg0.id, home), cfg0.name, { job: 'sync', staleMs: req.lockStaleMs });
+  const lock = await acquireLock(storeLockPath(cfg0.id, home), cfg0.name, {
+    job: 'sync',
+    staleMs: req.lockStaleMs,
+  });
   let embedder: EmbedPort | undefined;
   try {
     const stored = await loadStore(req.storeId, home); // re-read under the lock
-    const cfg = req.rebuild ? { ...stored, modelId: req.rebuild.modelId, fingerprint: req.rebuild.fingerprint } : stored;
+    const cfg = req.rebuild
+      ? { ...stored, modelId: req.rebuild.modelId, fingerprint: req.rebuild.fingerprint }
+      : stored;
     const snapFile = snapshotPath(cfg.id, home);
     // A rebuild replaces whatever is there; otherwise another embedding configuration is refused.
-    const snap = req.rebuild ? null : await openSnapshot(snapFile, { expectFingerprint: cfg.fingerprint });
+    const snap = req.rebuild ? null : await openSnapshot(snapFile, { expectFingerprint: cfg.fingerprint, env: req.env });
     const oldDocs = snap ? snap.data.docs : [];
     snap?.close();
     const progress = createProgress(cfg.id, req.onProgress);
@@ -88,7 +96,9 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
     progress.set({ state: 'scanning', percent: 0 });
     for (const source of targets) {
       check();
-      const previous = new Map(oldDocs.filter((d) => d.sourceId === source.id).map((d) => [d.path, d.sha256]));
+      const previous = new Map(
+        oldDocs.filter((d) => d.sourceId === source.id).map((d) => [d.path, d.sha256]),
+      );
       try {
         const review = await req.ports.scan(source, previous, req.signal);
         if (review.stoppedBy) {
@@ -133,7 +143,14 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         // HTML/.docx line numbers count extracted text, not the file: a `file:line` citation
         // would point at the wrong place, so such chunks carry no line range.
         const keepLines = !(extracted.kind === 'lines' && extracted.sourceLines === false);
-        const doc: SnapshotDoc = { sourceId: o.source.id, path: d.path, sha256: d.sha256, size: d.size, format: d.format, chunks: [] };
+        const doc: SnapshotDoc = {
+          sourceId: o.source.id,
+          path: d.path,
+          sha256: d.sha256,
+          size: d.size,
+          format: d.format,
+          chunks: [],
+        };
         for (const c of chunks) {
           const chunk: SnapshotChunk = {
             id: chunkId(cfg.id, o.source.id, d.path, c.index, c.text),
@@ -154,11 +171,19 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         if (req.signal?.aborted) throw createError('JOB_CANCELLED');
         if (!isKorttyError(err, 'EXTRACT_FAILED')) throw err;
         const list = problems.get(o.source.id) ?? [];
-        list.push({ path: d.path, reason: String(err.details.skipReason ?? 'extract-failed'), explanation: err.message });
+        list.push({
+          path: d.path,
+          reason: String(err.details.skipReason ?? 'extract-failed'),
+          explanation: err.message,
+        });
         problems.set(o.source.id, list);
       }
       docsDone++;
-      progress.set({ documents: docsDone, chunks: pending.length, percent: 5 + Math.round((25 * docsDone) / Math.max(1, toEmbed.length)) });
+      progress.set({
+        documents: docsDone,
+        chunks: pending.length,
+        percent: 5 + Math.round((25 * docsDone) / Math.max(1, toEmbed.length)),
+      });
     }
 
     // 3. Embed in batches of 32 (only new/changed chunks; unchanged documents reuse their vectors).
@@ -198,7 +223,7 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
     for (const s of liveSources) {
       const old = oldBySource.get(s.id) ?? [];
       const o = outcomeById.get(s.id);
-      if (!o || (o.fatal?.status === 'ERROR')) {
+      if (!o || o.fatal?.status === 'ERROR') {
         nextDocs.push(...old); // untouched, or a fatal scan error keeps known-good vectors
         continue;
       }
@@ -223,6 +248,7 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         snapFile,
         { fingerprint: cfg.fingerprint, dimension: cfg.fingerprint.dimension, docs: nextDocs },
         {
+          env: req.env,
           signal: req.signal,
           checkpoint: async (step) => {
             const label = SNAPSHOT_KILL_LABELS[step];
@@ -245,9 +271,13 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
       indexed: built.size,
       unchanged: outcomes.reduce((n, o) => n + (o.plan?.reuse.length ?? 0), 0),
       removed: removedDocs,
-      skipped: outcomes.reduce((n, o) => n + (o.plan?.skipped ?? 0), 0) + [...problems.values()].reduce((n, l) => n + l.length, 0),
+      skipped:
+        outcomes.reduce((n, o) => n + (o.plan?.skipped ?? 0), 0) +
+        [...problems.values()].reduce((n, l) => n + l.length, 0),
       chunksEmbedded: embedded,
-      chunksReused: nextDocs.filter((d) => !built.has(`${d.sourceId}\0${d.path}`)).reduce((n, d) => n + d.chunks.length, 0),
+      chunksReused: nextDocs
+        .filter((d) => !built.has(`${d.sourceId}\0${d.path}`))
+        .reduce((n, d) => n + d.chunks.length, 0),
       problems: 0,
     };
     const statuses: Record<string, SourceRecord['status']> = {};
@@ -262,7 +292,11 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
       const skippedRows = o.review?.rows.filter((r) => r.status === 'skipped') ?? [];
       const problemList = [
         ...(o.fatal ? [{ path: s.path, reason: o.fatal.status, explanation: o.fatal.reason }] : []),
-        ...skippedRows.map((r) => ({ path: r.path, reason: r.reason ?? 'skipped', explanation: r.explanation })),
+        ...skippedRows.map((r) => ({
+          path: r.path,
+          reason: r.reason ?? 'skipped',
+          explanation: r.explanation,
+        })),
         ...(problems.get(s.id) ?? []),
       ];
       const status: SourceRecord['status'] = o.fatal ? o.fatal.status : s.enabled ? 'READY' : 'DISABLED';
@@ -281,7 +315,7 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
       });
     }
     await lock.assertHeld();
-    await saveStore({ ...cfg, sources: nextSources }, home);
+    await saveStore({ ...cfg, sources: nextSources }, home, req.env);
     killPoint('store-updated');
     progress.set({ state: 'done', percent: 100 });
     return { summary, reviews, statuses, wroteSnapshot };
@@ -297,7 +331,15 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
 }
 
 function createProgress(storeId: string, cb?: (p: JobProgress) => void) {
-  const p: JobProgress = { storeId, state: 'scanning', documents: 0, documentsTotal: 0, chunks: 0, problems: 0, percent: 0 };
+  const p: JobProgress = {
+    storeId,
+    state: 'scanning',
+    documents: 0,
+    documentsTotal: 0,
+    chunks: 0,
+    problems: 0,
+    percent: 0,
+  };
   return {
     set(patch: Partial<JobProgress>) {
       Object.assign(p, patch);
@@ -322,7 +364,8 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 function sameDocs(a: readonly SnapshotDoc[], b: readonly SnapshotDoc[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
-    if (a[i]!.sourceId !== b[i]!.sourceId || a[i]!.path !== b[i]!.path || a[i]!.sha256 !== b[i]!.sha256) return false;
+    if (a[i]!.sourceId !== b[i]!.sourceId || a[i]!.path !== b[i]!.path || a[i]!.sha256 !== b[i]!.sha256)
+      return false;
   }
   return true;
 }

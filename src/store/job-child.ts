@@ -37,7 +37,11 @@ async function start(spec: JobSpec, home: string, review: boolean) {
     const result = await run(spec, hooks, home);
     send({ type: 'done', result: { ...result, reviews: [...result.reviews.entries()] } });
   } catch (err) {
-    send({ type: 'error', code: isKorttyError(err) ? err.code : undefined, message: (err as Error)?.message ?? String(err) });
+    send({
+      type: 'error',
+      code: isKorttyError(err) ? err.code : undefined,
+      message: (err as Error)?.message ?? String(err),
+    });
   } finally {
     process.disconnect?.();
   }

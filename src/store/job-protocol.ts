@@ -1,7 +1,7 @@
 import type { Review } from '../types.js';
 import type { AddSourceInput } from './engine.js';
-import type { JobProgress } from './store-types.js';
 import type { SyncResult } from './index-job.js';
+import type { JobProgress } from './store-types.js';
 
 // Messages between the UI process and a job child. Plain JSON: Maps travel as entry lists.
 
@@ -11,7 +11,10 @@ export type JobSpec =
   | { op: 'remove'; store: string; source: string }
   | { op: 'rebuild'; store: string; model?: string };
 
-export type ToChild = { type: 'start'; spec: JobSpec; home: string; review: boolean } | { type: 'confirm'; ok: boolean } | { type: 'cancel' };
+export type ToChild =
+  | { type: 'start'; spec: JobSpec; home: string; review: boolean }
+  | { type: 'confirm'; ok: boolean }
+  | { type: 'cancel' };
 
 export type FromChild =
   | { type: 'progress'; progress: JobProgress }

@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createError, KorttyError, type ErrorCode } from '../errors.js';
+import { createError, type ErrorCode, KorttyError } from '../errors.js';
 import { korttyHome } from '../storage/paths.js';
 import type { Review } from '../types.js';
 import type { SyncResult } from './index-job.js';
@@ -27,7 +27,10 @@ export interface JobHandlers {
 const CHILD = fileURLToPath(new URL('./job-child.js', import.meta.url));
 
 export function startJob(spec: JobSpec, handlers: JobHandlers = {}, home = korttyHome()): JobHandle {
-  const child = fork(CHILD, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, KORTTY_HOME: home } });
+  const child = fork(CHILD, [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, KORTTY_HOME: home },
+  });
   const send = (m: ToChild) => {
     if (child.connected) child.send(m);
   };
@@ -41,11 +44,16 @@ export function startJob(spec: JobSpec, handlers: JobHandlers = {}, home = kortt
         resolve({ ...m.result, reviews: new Map(m.result.reviews) });
       } else if (m.type === 'error') {
         settled = true;
-        reject(m.code ? new KorttyError(m.code as ErrorCode, {}, undefined, m.message) : new Error(m.message));
+        reject(
+          m.code ? new KorttyError(m.code as ErrorCode, {}, undefined, m.message) : new Error(m.message),
+        );
       }
     });
     child.on('exit', (code, signal) => {
-      if (!settled) reject(createError('IO_FAILED', { path: 'job', op: 'job process', reason: `exited (${signal ?? code})` }));
+      if (!settled)
+        reject(
+          createError('IO_FAILED', { path: 'job', op: 'job process', reason: `exited (${signal ?? code})` }),
+        );
     });
   });
   send({ type: 'start', spec, home, review: Boolean(handlers.onReview) });

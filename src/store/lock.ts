@@ -33,7 +33,11 @@ export interface StoreLock {
 
 export const DEFAULT_STALE_MS = 10_000;
 
-export async function acquireLock(lockPath: string, label: string, opts: LockOptions = {}): Promise<StoreLock> {
+export async function acquireLock(
+  lockPath: string,
+  label: string,
+  opts: LockOptions = {},
+): Promise<StoreLock> {
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS;
   const heartbeatMs = opts.heartbeatMs ?? Math.max(50, Math.floor(staleMs / 4));
   const owner: LockOwner = {
@@ -102,7 +106,10 @@ async function takeOver(lockPath: string, seen: LockOwner | undefined, staleMs: 
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     // Another contender is taking over; a guard left by a crashed contender expires too.
-    const age = await stat(guard).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(guard).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > staleMs) await rm(guard, { recursive: true, force: true });
     return;
   }
@@ -131,7 +138,11 @@ function held(lockPath: string, owner: LockOwner, heartbeatMs: number): StoreLoc
     async assertHeld() {
       const now = await readOwner(lockPath);
       if (released || now?.nonce !== owner.nonce) {
-        throw createError('STORE_BUSY', { store: lockPath, job: 'lost lock: another job took over', pid: now?.pid });
+        throw createError('STORE_BUSY', {
+          store: lockPath,
+          job: 'lost lock: another job took over',
+          pid: now?.pid,
+        });
       }
     },
     async release() {

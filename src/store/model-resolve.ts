@@ -18,7 +18,12 @@ export interface ResolvedModel {
 export async function resolveModel(modelId: string, home = korttyHome()): Promise<ResolvedModel> {
   if (modelId === STARTER_MODEL_ID) {
     const { path, sha256 } = await ensureStarterModel(home);
-    return { modelId, path, sha256, fingerprint: await computeFingerprint({ modelPath: path, modelId, sha256 }) };
+    return {
+      modelId,
+      path,
+      sha256,
+      fingerprint: await computeFingerprint({ modelPath: path, modelId, sha256 }),
+    };
   }
   const { path, record } = await verifyInstalled(modelId, { home });
   const entry = catalogEntry(modelId);

@@ -3,9 +3,9 @@ import { openSnapshot } from '../index/snapshot-io.js';
 import { createQdrantStore, type PointInput, type QdrantStore } from '../qdrant/adapter.js';
 import type { StoreBackend } from '../retrieve/search.js';
 import { korttyHome, snapshotPath, storeLockPath, vaultPath } from '../storage/paths.js';
+import type { Candidate } from '../types.js';
 import { passphraseFromEnv } from '../vault/passphrase.js';
 import { openVault, qdrantSecretName } from '../vault/vault.js';
-import type { Candidate } from '../types.js';
 import { runSync, type SyncRequest, type SyncResult } from './index-job.js';
 import { acquireLock } from './lock.js';
 import { loadStore, saveStore } from './store-config.js';
@@ -18,7 +18,11 @@ import type { StoreConfig } from './store-types.js';
 // and marks the source ERROR + dirty, so the next update pushes it again.
 
 export async function openQdrant(cfg: StoreConfig, home = korttyHome()): Promise<QdrantStore> {
-  if (!cfg.qdrant) throw createError('INVALID_ARGUMENT', { name: 'qdrant', reason: `store "${cfg.name}" has no Qdrant settings` });
+  if (!cfg.qdrant)
+    throw createError('INVALID_ARGUMENT', {
+      name: 'qdrant',
+      reason: `store "${cfg.name}" has no Qdrant settings`,
+    });
   let apiKey: string | undefined;
   if (cfg.qdrant.apiKeyRef) {
     const pass = passphraseFromEnv(process.env);
@@ -61,7 +65,11 @@ async function pushChanged(before: StoreConfig, qdrant: QdrantStore, home: strin
     }
     for (const src of cfg.sources) {
       const prev = prevById.get(src.id);
-      const unchanged = prev && JSON.stringify(prev.hashes) === JSON.stringify(src.hashes) && src.qdrantGeneration && !src.qdrantDirty;
+      const unchanged =
+        prev &&
+        JSON.stringify(prev.hashes) === JSON.stringify(src.hashes) &&
+        src.qdrantGeneration &&
+        !src.qdrantDirty;
       if (unchanged || src.status === 'ERROR') continue;
       const points: PointInput[] = docs
         .filter((d) => d.sourceId === src.id)

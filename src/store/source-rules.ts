@@ -21,7 +21,11 @@ export function isInside(child: string, parent: string): boolean {
  * A file already covered by a folder source (or an identical file source) is refused; a folder
  * identical to, inside, or containing an existing source is refused naming that source.
  */
-export function checkNewSource(kind: 'file' | 'folder', path: string, existing: readonly SourceRecord[]): string {
+export function checkNewSource(
+  kind: 'file' | 'folder',
+  path: string,
+  existing: readonly SourceRecord[],
+): string {
   const abs = resolve(path);
   for (const s of existing) {
     if (kind === 'file') {
@@ -30,7 +34,8 @@ export function checkNewSource(kind: 'file' | 'folder', path: string, existing: 
       }
     } else if (s.kind === 'folder') {
       if (s.path === abs) throw createError('SOURCE_EXISTS', { path: abs, existing: s.path });
-      if (isInside(abs, s.path) || isInside(s.path, abs)) throw createError('SOURCE_OVERLAP', { path: abs, existing: s.path });
+      if (isInside(abs, s.path) || isInside(s.path, abs))
+        throw createError('SOURCE_OVERLAP', { path: abs, existing: s.path });
     } else if (isInside(s.path, abs)) {
       throw createError('SOURCE_OVERLAP', { path: abs, existing: s.path });
     }

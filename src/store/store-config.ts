@@ -80,7 +80,8 @@ export async function findStore(nameOrId: string, home = korttyHome()): Promise<
 /** Remove exactly the store's own directory under rag/stores/. Never touches source documents. */
 export async function removeStoreDir(id: string, home = korttyHome()): Promise<string> {
   const dir = storeDir(id, home);
-  if (!id || id.includes('/') || id.startsWith('.')) throw createError('INVALID_ARGUMENT', { name: 'store id', reason: id });
+  if (!id || id.includes('/') || id.startsWith('.'))
+    throw createError('INVALID_ARGUMENT', { name: 'store id', reason: id });
   await rm(dir, { recursive: true, force: true });
   return dir;
 }

@@ -7,8 +7,8 @@ import { setRole, upsertProfile } from '../../src/ai/profiles.js';
 import { loadProfiles, saveProfiles } from '../../src/ai/profiles-file.js';
 import { readRuns } from '../../src/ai/runs-file.js';
 import { createSearchDeps } from '../../src/retrieve/search.js';
-import { addSources, createStore, findStore } from '../../src/store/engine.js';
 import { profilesPath, runsDir } from '../../src/storage/paths.js';
+import { addSources, createStore, findStore } from '../../src/store/engine.js';
 import type { ActionKind } from '../../src/types.js';
 import { createFakeOpenAI, defaultReply, requestText } from '../helpers/fake-openai.js';
 import { countingPorts, homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
@@ -38,7 +38,16 @@ async function world(reply?: Parameters<typeof createFakeOpenAI>[0]) {
   ] as const) {
     cfg = upsertProfile(
       cfg,
-      { name, backend: 'openai', baseUrl: fake.url, model: 'fake', contextWindow: 8192, family: 'generic', requireCitations: req, retrievalMode: 'before' },
+      {
+        name,
+        backend: 'openai',
+        baseUrl: fake.url,
+        model: 'fake',
+        contextWindow: 8192,
+        family: 'generic',
+        requireCitations: req,
+        retrievalMode: 'before',
+      },
       profilesPath(home),
     );
   }
@@ -58,8 +67,14 @@ test('ordinary action: only stores attached to the profile’s role; answer cite
     t.is(res.status, 'ok');
     const paths = res.excerpts.map((e) => e.path);
     t.true(paths.some((p) => p.startsWith(w.roots.textRoot)));
-    t.false(paths.some((p) => p.startsWith(w.roots.codingRoot)), 'a store of the other role never appears');
-    t.false(paths.some((p) => p.startsWith(w.roots.looseRoot)), 'an unattached store never appears');
+    t.false(
+      paths.some((p) => p.startsWith(w.roots.codingRoot)),
+      'a store of the other role never appears',
+    );
+    t.false(
+      paths.some((p) => p.startsWith(w.roots.looseRoot)),
+      'an unattached store never appears',
+    );
     t.deepEqual(res.cited, ['R1']);
     const sent = requestText(w.fake.requests.at(-1)!.body);
     t.is(sent.split('<retrieved_context>').length - 1, 1);

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { STARTER_DEFAULTS } from '../../src/embed/generate-model.js';
 import { LEXICAL_GENERATOR_VERSION } from '../../src/embed/lexical-model.js';
 import { STARTER_MODEL_ID, starterFileName, starterRecordPath } from '../../src/embed/starter-model.js';
+import { modelsDir } from '../../src/storage/paths.js';
 import { createDefaultPorts } from '../../src/store/default-ports.js';
 import type { PipelinePorts } from '../../src/store/ports.js';
-import { modelsDir } from '../../src/storage/paths.js';
 import { lexicalModel } from './models.js';
 
 // A fresh $KORTTY_HOME per test with the (generated, cached) starter model already in place, so

@@ -1,10 +1,10 @@
-import { readFile, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
 import { createSearchDeps, search } from '../../src/retrieve/search.js';
+import { snapshotPath, storeConfigPath } from '../../src/storage/paths.js';
 import {
   addSources,
   createStore,
@@ -13,7 +13,6 @@ import {
   setSourceEnabled,
   updateSources,
 } from '../../src/store/engine.js';
-import { snapshotPath, storeConfigPath } from '../../src/storage/paths.js';
 import { countingPorts, homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
 
 async function setup(files: Record<string, string>) {
@@ -77,7 +76,15 @@ test('search finds the matching document and never returns a disabled source', a
   const other = await mkdtemp(join(tmpdir(), 'kortty-src2-'));
   await writeTree(other, { 'bikes.md': prose('bicycles', 20, 2) });
   const ports = countingPorts(home);
-  await addSources('Docs', [{ kind: 'folder', path: root }, { kind: 'folder', path: other }], { ports }, home);
+  await addSources(
+    'Docs',
+    [
+      { kind: 'folder', path: root },
+      { kind: 'folder', path: other },
+    ],
+    { ports },
+    home,
+  );
   const deps = createSearchDeps(home);
   try {
     let cfg = await findStore('Docs', home);
@@ -150,10 +157,14 @@ test('overlapping and duplicate sources are rejected naming the existing source'
   const cfgBefore = await readFile(storeConfigPath('docs', home));
   const e1 = await t.throwsAsync(addSources('Docs', [{ kind: 'folder', path: root }], { ports }, home));
   t.is((e1 as { code?: string }).code, 'SOURCE_EXISTS');
-  const e2 = await t.throwsAsync(addSources('Docs', [{ kind: 'folder', path: join(root, 'sub') }], { ports }, home));
+  const e2 = await t.throwsAsync(
+    addSources('Docs', [{ kind: 'folder', path: join(root, 'sub') }], { ports }, home),
+  );
   t.is((e2 as { code?: string }).code, 'SOURCE_OVERLAP');
   t.true(e2!.message.includes(root));
-  const e3 = await t.throwsAsync(addSources('Docs', [{ kind: 'file', path: join(root, 'a.md') }], { ports }, home));
+  const e3 = await t.throwsAsync(
+    addSources('Docs', [{ kind: 'file', path: join(root, 'a.md') }], { ports }, home),
+  );
   t.is((e3 as { code?: string }).code, 'SOURCE_EXISTS');
   t.deepEqual(await readFile(storeConfigPath('docs', home)), cfgBefore);
 });
@@ -191,7 +202,9 @@ for (const state of ['scanning', 'extracting', 'embedding', 'writing'] as const)
 test('declining the review changes nothing', async (t) => {
   const { home, root } = await setup(baseTree);
   const ports = countingPorts(home);
-  const err = await t.throwsAsync(addSources('Docs', [{ kind: 'folder', path: root }], { ports, confirm: async () => false }, home));
+  const err = await t.throwsAsync(
+    addSources('Docs', [{ kind: 'folder', path: root }], { ports, confirm: async () => false }, home),
+  );
   t.is((err as { code?: string }).code, 'JOB_CANCELLED');
   t.is(ports.embedded, 0);
   t.is((await findStore('Docs', home)).sources.length, 0);

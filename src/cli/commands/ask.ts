@@ -48,7 +48,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       onToken: values.json ? undefined : (t) => io.stdout.write(t),
     });
     if (values.json) {
-      io.stdout.write(`${JSON.stringify({ ...res, excerpts: res.excerpts.map(({ text: _t, ...e }) => e) }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ ...res, excerpts: res.excerpts.map(({ text: _t, ...e }) => e) }, null, 2)}\n`,
+      );
     } else {
       io.stdout.write('\n');
       const cited = res.excerpts.filter((e) => res.cited.includes(e.marker));
@@ -60,7 +62,9 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       }
     }
     if (res.error) {
-      io.stderr.write(`kortty-rag ask: ${res.status === 'rejected' ? 'answer rejected: ' : ''}${res.error.message}\n`);
+      io.stderr.write(
+        `kortty-rag ask: ${res.status === 'rejected' ? 'answer rejected: ' : ''}${res.error.message}\n`,
+      );
       return res.status === 'rejected' ? 3 : 1;
     }
     return 0;

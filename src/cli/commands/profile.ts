@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { createError } from '../../errors.js';
 import { setRole, upsertProfile } from '../../ai/profiles.js';
 import { loadProfiles, saveProfiles } from '../../ai/profiles-file.js';
+import { createError } from '../../errors.js';
 import { profilesPath } from '../../storage/paths.js';
 import type { CliIO } from '../io.js';
-import { parseRoles, toInt } from './store.js';
 import { table } from '../progress.js';
+import { parseRoles, toInt } from './store.js';
 
 const USAGE = `usage:
   kortty-rag profile add NAME (--base-url URL --model NAME | --backend llama --model PATH.gguf)
@@ -38,7 +38,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   switch (sub) {
     case 'add': {
       const name = positionals[0];
-      if (!name || !values.model) throw createError('INVALID_ARGUMENT', { name: 'profile', reason: 'NAME and --model are required' });
+      if (!name || !values.model)
+        throw createError('INVALID_ARGUMENT', { name: 'profile', reason: 'NAME and --model are required' });
       const backend = values.backend ?? (values['base-url'] ? 'openai' : 'llama');
       cfg = upsertProfile(
         cfg,
@@ -63,7 +64,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     case 'list': {
       if (values.json) io.stdout.write(`${JSON.stringify(cfg, null, 2)}\n`);
       else {
-        const roleOf = (n: string) => Object.entries(cfg.roles).filter(([, p]) => p === n).map(([r]) => r).join(',') || '-';
+        const roleOf = (n: string) =>
+          Object.entries(cfg.roles)
+            .filter(([, p]) => p === n)
+            .map(([r]) => r)
+            .join(',') || '-';
         io.stdout.write(
           cfg.profiles.length === 0
             ? 'no AI profiles yet: kortty-rag profile add NAME --base-url URL --model M --role text\n'
@@ -75,7 +80,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     case 'role': {
       const [role, name] = positionals;
       const [r] = parseRoles(role ? [role] : []);
-      if (!r || !name) throw createError('INVALID_ARGUMENT', { name: 'role', reason: 'usage: profile role text|coding NAME|none' });
+      if (!r || !name)
+        throw createError('INVALID_ARGUMENT', {
+          name: 'role',
+          reason: 'usage: profile role text|coding NAME|none',
+        });
       cfg = setRole(cfg, r, name === 'none' ? undefined : name, path);
       await saveProfiles(cfg, path);
       io.stdout.write(`role ${r}: ${name}\n`);

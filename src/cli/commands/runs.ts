@@ -1,29 +1,40 @@
 import { parseArgs } from 'node:util';
+import { formatSourceRef } from '../../ai/citations.js';
 import { flagStale } from '../../ai/runs.js';
 import { readRuns } from '../../ai/runs-file.js';
-import { formatSourceRef } from '../../ai/citations.js';
 import { listStores } from '../../store/store-config.js';
 import type { CliIO } from '../io.js';
 
 // Recent AI actions with the excerpts they were given; a citation whose document changed since
 // (or is no longer indexed) is flagged stale.
 export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { last: { type: 'string', default: '10' }, json: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { last: { type: 'string', default: '10' }, json: { type: 'boolean' } },
+  });
   const { records, damaged } = await readRuns({ last: Number(values.last) });
   const stores = await listStores();
   const hashOf = new Map<string, string>();
-  for (const s of stores) for (const src of s.sources) for (const [p, h] of Object.entries(src.hashes)) hashOf.set(`${s.id}\0${src.id}\0${p}`, h);
-  const flagged = records.map((r) => flagStale(r, (e) => hashOf.get(`${e.storeId}\0${e.sourceId}\0${e.path}`)));
+  for (const s of stores)
+    for (const src of s.sources)
+      for (const [p, h] of Object.entries(src.hashes)) hashOf.set(`${s.id}\0${src.id}\0${p}`, h);
+  const flagged = records.map((r) =>
+    flagStale(r, (e) => hashOf.get(`${e.storeId}\0${e.sourceId}\0${e.path}`)),
+  );
   if (values.json) {
     io.stdout.write(`${JSON.stringify({ runs: flagged, damaged }, null, 2)}\n`);
     return 0;
   }
   if (flagged.length === 0) io.stdout.write('no runs recorded yet\n');
   for (const r of flagged) {
-    io.stdout.write(`${r.time}  ${r.action} · profile ${r.profile} · ${r.status}${r.reason ? ` (${r.reason.message})` : ''}\n  query: ${r.query.slice(0, 100).replace(/\s+/g, ' ')}\n`);
+    io.stdout.write(
+      `${r.time}  ${r.action} · profile ${r.profile} · ${r.status}${r.reason ? ` (${r.reason.message})` : ''}\n  query: ${r.query.slice(0, 100).replace(/\s+/g, ' ')}\n`,
+    );
     for (const e of r.excerpts) {
       const mark = r.cited.includes(e.marker) ? 'cited' : '     ';
-      io.stdout.write(`  [${e.marker}] ${mark} ${formatSourceRef(e)}${e.stale ? (e.missing ? '  STALE (no longer indexed)' : '  STALE (source changed)') : ''}\n`);
+      io.stdout.write(
+        `  [${e.marker}] ${mark} ${formatSourceRef(e)}${e.stale ? (e.missing ? '  STALE (no longer indexed)' : '  STALE (source changed)') : ''}\n`,
+      );
     }
   }
   for (const d of damaged) io.stderr.write(`damaged run record: ${JSON.stringify(d)}\n`);

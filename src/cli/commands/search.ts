@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createError } from '../../errors.js';
 import { formatLocation } from '../../retrieve/block.js';
-import { createSearchDeps, search, type SearchMode } from '../../retrieve/search.js';
+import { createSearchDeps, type SearchMode, search } from '../../retrieve/search.js';
 import { findStore, listStores } from '../../store/engine.js';
 import type { CliIO } from '../io.js';
 
@@ -27,17 +27,27 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const mode = values.mode as SearchMode;
   if (!['hybrid', 'vector', 'lexical'].includes(mode)) {
-    throw createError('INVALID_ARGUMENT', { name: '--mode', reason: `"${values.mode}" is not hybrid, vector or lexical` });
+    throw createError('INVALID_ARGUMENT', {
+      name: '--mode',
+      reason: `"${values.mode}" is not hybrid, vector or lexical`,
+    });
   }
   const stores = values.store ? await Promise.all(values.store.map((s) => findStore(s))) : await listStores();
   const deps = createSearchDeps();
   try {
     const res = await search(
-      { stores, query, mode, ...(values['context-window'] ? { contextWindow: Number(values['context-window']) } : {}) },
+      {
+        stores,
+        query,
+        mode,
+        ...(values['context-window'] ? { contextWindow: Number(values['context-window']) } : {}),
+      },
       deps,
     );
     if (values.json) {
-      io.stdout.write(`${JSON.stringify({ block: res.block, excerpts: res.excerpts, timings: res.timings }, null, 2)}\n`);
+      io.stdout.write(
+        `${JSON.stringify({ block: res.block, excerpts: res.excerpts, timings: res.timings }, null, 2)}\n`,
+      );
       return 0;
     }
     if (res.excerpts.length === 0) {

@@ -45,12 +45,15 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  const out = (obj: unknown, text: string) => io.stdout.write(values.json ? `${JSON.stringify(obj, null, 2)}\n` : `${text}\n`);
+  const out = (obj: unknown, text: string) =>
+    io.stdout.write(values.json ? `${JSON.stringify(obj, null, 2)}\n` : `${text}\n`);
   const progress = progressPrinter(io, values.json);
-  const confirm = (reviews: ReadonlyMap<string, Review>) => confirmReviews(reviews, io, Boolean(values.yes), Boolean(values.json));
+  const confirm = (reviews: ReadonlyMap<string, Review>) =>
+    confirmReviews(reviews, io, Boolean(values.yes), Boolean(values.json));
   switch (sub) {
     case 'add': {
-      if (refs.length === 0) throw createError('INVALID_ARGUMENT', { name: 'PATH', reason: 'give at least one file or folder' });
+      if (refs.length === 0)
+        throw createError('INVALID_ARGUMENT', { name: 'PATH', reason: 'give at least one file or folder' });
       const { stat } = await import('node:fs/promises');
       const inputs = [];
       for (const p of refs) {
@@ -64,11 +67,17 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
             ...(values.include ? { include: values.include } : {}),
             ...(values.exclude ? { exclude: values.exclude } : {}),
             ...(values['no-gitignore'] ? { gitignore: false } : {}),
-            ...(values['max-file-size'] ? { maxFileBytes: toInt(values['max-file-size'], 'max-file-size') * 1024 * 1024 } : {}),
+            ...(values['max-file-size']
+              ? { maxFileBytes: toInt(values['max-file-size'], 'max-file-size') * 1024 * 1024 }
+              : {}),
           },
         });
       }
-      const res = await addSources(store, inputs, { confirm, onProgress: progress.onProgress, signal: interruptSignal() });
+      const res = await addSources(store, inputs, {
+        confirm,
+        onProgress: progress.onProgress,
+        signal: interruptSignal(),
+      });
       progress.done();
       out(res, `added: ${formatSummary(res.summary)}`);
       return 0;
@@ -89,12 +98,19 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         cfg.sources,
         cfg.sources.length === 0
           ? `store "${cfg.name}" has no sources: kortty-rag source add ${cfg.name} PATH`
-          : table([['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'], ...rows], io),
+          : table(
+              [['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'], ...rows],
+              io,
+            ),
       );
       return 0;
     }
     case 'update': {
-      const res = await updateSources(store, refs.length ? refs : 'all', { confirm, onProgress: progress.onProgress, signal: interruptSignal() });
+      const res = await updateSources(store, refs.length ? refs : 'all', {
+        confirm,
+        onProgress: progress.onProgress,
+        signal: interruptSignal(),
+      });
       progress.done();
       const statuses = Object.entries(res.statuses)
         .filter(([, st]) => st === 'MISSING' || st === 'ERROR')
@@ -115,13 +131,19 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     case 'remove': {
       const ref = need(refs[0]);
-      if (!values.yes && !(await ask(io, `Remove source ${ref} and delete its chunks? Source files are kept. [y/N] `))) {
+      if (
+        !values.yes &&
+        !(await ask(io, `Remove source ${ref} and delete its chunks? Source files are kept. [y/N] `))
+      ) {
         io.stderr.write('not removed\n');
         return 1;
       }
       const res = await removeSource(store, ref, { onProgress: progress.onProgress });
       progress.done();
-      out(res, `removed ${ref}: ${res.summary.removed} document(s) dropped from the index; files on disk untouched`);
+      out(
+        res,
+        `removed ${ref}: ${res.summary.removed} document(s) dropped from the index; files on disk untouched`,
+      );
       return 0;
     }
     default:
@@ -143,7 +165,12 @@ function parseSync(v: string | undefined): 'automatic' | 'manual' | undefined {
 }
 
 /** The review step of the CLI: print the preview; on a TTY ask, otherwise require --yes. */
-async function confirmReviews(reviews: ReadonlyMap<string, Review>, io: CliIO, yes: boolean, json: boolean): Promise<boolean> {
+async function confirmReviews(
+  reviews: ReadonlyMap<string, Review>,
+  io: CliIO,
+  yes: boolean,
+  json: boolean,
+): Promise<boolean> {
   if (!json) {
     for (const r of reviews.values()) {
       io.stderr.write(`${formatReviewSummary(r)}\n`);
@@ -160,7 +187,10 @@ async function confirmReviews(reviews: ReadonlyMap<string, Review>, io: CliIO, y
   }
   if (yes) return true;
   if (!io.stdin.isTTY) {
-    throw createError('INVALID_ARGUMENT', { name: '--yes', reason: 'not a terminal: review the preview above and pass --yes to confirm' });
+    throw createError('INVALID_ARGUMENT', {
+      name: '--yes',
+      reason: 'not a terminal: review the preview above and pass --yes to confirm',
+    });
   }
   return ask(io, 'Index as shown? [y/N] ');
 }

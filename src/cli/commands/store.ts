@@ -1,6 +1,14 @@
 import { parseArgs } from 'node:util';
 import { createError } from '../../errors.js';
-import { createStore, deleteStore, findStore, listStores, rebuildStore, setStoreRoles, storeStats } from '../../store/engine.js';
+import {
+  createStore,
+  deleteStore,
+  findStore,
+  listStores,
+  rebuildStore,
+  setStoreRoles,
+  storeStats,
+} from '../../store/engine.js';
 import type { StoreConfig } from '../../store/store-types.js';
 import type { Role } from '../../types.js';
 import type { CliIO } from '../io.js';
@@ -39,7 +47,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       detach: { type: 'boolean' },
     },
   });
-  const out = (obj: unknown, text: string) => io.stdout.write(values.json ? `${JSON.stringify(obj, null, 2)}\n` : `${text}\n`);
+  const out = (obj: unknown, text: string) =>
+    io.stdout.write(values.json ? `${JSON.stringify(obj, null, 2)}\n` : `${text}\n`);
   const name = positionals[0];
   switch (sub) {
     case 'create': {
@@ -48,8 +57,12 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       if (values['api-key-stdin']) {
         const { unlockVault } = await import('../../vault/passphrase.js');
         const key = (await readStdin(io)).trim();
-        if (!key) throw createError('INVALID_ARGUMENT', { name: '--api-key-stdin', reason: 'no API key on stdin' });
-        secret = { qdrantApiKey: key, vault: await unlockVault({ env: io.env, stdin: io.stdin as never, stderr: io.stderr }) };
+        if (!key)
+          throw createError('INVALID_ARGUMENT', { name: '--api-key-stdin', reason: 'no API key on stdin' });
+        secret = {
+          qdrantApiKey: key,
+          vault: await unlockVault({ env: io.env, stdin: io.stdin as never, stderr: io.stderr }),
+        };
       }
       const cfg = await createStore({
         ...secret,
@@ -60,19 +73,33 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         type: values.type === 'qdrant' ? 'qdrant' : 'local',
         chunk: {
           ...(values['chunk-size'] ? { chunkTokens: toInt(values['chunk-size'], 'chunk-size') } : {}),
-          ...(values['chunk-overlap'] ? { overlapTokens: toInt(values['chunk-overlap'], 'chunk-overlap') } : {}),
+          ...(values['chunk-overlap']
+            ? { overlapTokens: toInt(values['chunk-overlap'], 'chunk-overlap') }
+            : {}),
         },
         ...(values.dimension ? { dimension: toInt(values.dimension, 'dimension') } : {}),
         ...(values.type === 'qdrant'
           ? { qdrant: { url: values['qdrant-url'] ?? '', collection: values['qdrant-collection'] ?? '' } }
           : {}),
       });
-      out(cfg, `created store "${cfg.name}" (${cfg.type}, model ${cfg.modelId}, ${cfg.fingerprint.dimension} dims)`);
+      out(
+        cfg,
+        `created store "${cfg.name}" (${cfg.type}, model ${cfg.modelId}, ${cfg.fingerprint.dimension} dims)`,
+      );
       return 0;
     }
     case 'list': {
       const stores = await listStores();
-      const rows = stores.map((s) => [s.name, s.type, s.modelId, String(s.fingerprint.dimension), s.roles.join(',') || '-', String(s.sources.length), String(s.sources.reduce((n, x) => n + x.chunks, 0)), storeStatus(s)]);
+      const rows = stores.map((s) => [
+        s.name,
+        s.type,
+        s.modelId,
+        String(s.fingerprint.dimension),
+        s.roles.join(',') || '-',
+        String(s.sources.length),
+        String(s.sources.reduce((n, x) => n + x.chunks, 0)),
+        storeStatus(s),
+      ]);
       out(
         stores,
         stores.length === 0
@@ -90,7 +117,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         `  type ${cfg.type} · model ${cfg.modelId} · ${cfg.fingerprint.dimension} dims · pooling ${cfg.fingerprint.pooling}`,
         `  roles ${cfg.roles.join(', ') || 'none'} · autonomous workflows ${cfg.autonomous ? 'on' : 'off'} · chunks ${cfg.chunk.chunkTokens}/${cfg.chunk.overlapTokens}`,
         `  snapshot: ${stats.documents} documents, ${stats.chunks} chunks`,
-        ...cfg.sources.map((s) => `  ${s.id} ${s.kind} ${s.path} [${s.sync}] ${s.status}${s.enabled ? '' : ' (disabled)'} files ${s.files} chunks ${s.chunks} problems ${s.problems}`),
+        ...cfg.sources.map(
+          (s) =>
+            `  ${s.id} ${s.kind} ${s.path} [${s.sync}] ${s.status}${s.enabled ? '' : ' (disabled)'} files ${s.files} chunks ${s.chunks} problems ${s.problems}`,
+        ),
       ].join('\n');
       out({ ...cfg, snapshot: stats }, text);
       return 0;
@@ -99,13 +129,19 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       if (!name) throw createError('INVALID_ARGUMENT', { name: 'NAME', reason: 'missing store name' });
       const autonomous = values['no-autonomous'] ? false : values.autonomous;
       const cfg = await setStoreRoles(name, parseRoles(values.role), autonomous);
-      out(cfg, `store "${cfg.name}": roles ${cfg.roles.join(', ') || 'none'}, autonomous workflows ${cfg.autonomous ? 'on' : 'off'}`);
+      out(
+        cfg,
+        `store "${cfg.name}": roles ${cfg.roles.join(', ') || 'none'}, autonomous workflows ${cfg.autonomous ? 'on' : 'off'}`,
+      );
       return 0;
     }
     case 'rebuild': {
       if (!name) throw createError('INVALID_ARGUMENT', { name: 'NAME', reason: 'missing store name' });
       const progress = progressPrinter(io, values.json);
-      const res = await rebuildStore(name, values.model, { onProgress: progress.onProgress, signal: interruptSignal() });
+      const res = await rebuildStore(name, values.model, {
+        onProgress: progress.onProgress,
+        signal: interruptSignal(),
+      });
       progress.done();
       out(res.summary, `rebuilt: ${formatSummary(res.summary)}`);
       return 0;
@@ -113,7 +149,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     case 'delete': {
       if (!name) throw createError('INVALID_ARGUMENT', { name: 'NAME', reason: 'missing store name' });
       const { dir, store } = await deleteStore(name, { detach: values.detach });
-      out({ deleted: store.name, dir }, `deleted store "${store.name}": removed ${dir}; source files were not touched`);
+      out(
+        { deleted: store.name, dir },
+        `deleted store "${store.name}": removed ${dir}; source files were not touched`,
+      );
       return 0;
     }
     default:
@@ -142,14 +181,16 @@ export function parseRoles(values: string[] | undefined): Role[] {
     const r = v.trim().toLowerCase();
     if (r === 'both') out.push('text', 'coding');
     else if (r === 'text' || r === 'coding') out.push(r);
-    else if (r) throw createError('INVALID_ARGUMENT', { name: '--role', reason: `"${v}" is not text, coding or both` });
+    else if (r)
+      throw createError('INVALID_ARGUMENT', { name: '--role', reason: `"${v}" is not text, coding or both` });
   }
   return [...new Set(out)];
 }
 
 export function toInt(v: string, name: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw createError('INVALID_ARGUMENT', { name: `--${name}`, reason: `"${v}" is not a whole number` });
+  if (!Number.isInteger(n) || n < 0)
+    throw createError('INVALID_ARGUMENT', { name: `--${name}`, reason: `"${v}" is not a whole number` });
   return n;
 }
 
