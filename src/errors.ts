@@ -78,6 +78,8 @@ export const ERROR_MESSAGES = {
   VAULT_CORRUPT: (d) => `${d.path}: vault file is damaged (${d.reason})`,
   VAULT_VERSION: (d) => `${d.path}: unsupported vault version ${d.version}`,
   VAULT_KDF_PARAMS: (d) => `${d.path}: KDF parameters out of bounds (${d.reason})`,
+  // watcher (appended by the terminal-integration helper)
+  WATCHER_RUNNING: (d) => `a watcher is already running for ${d.home} (pid ${d.pid ?? '?'}); stop it first or pass --if-not-running`,
   // extraction / chunking (appended by the extract+chunk helper)
   EXTRACT_CANCELLED: (d) => `${d.path}: extraction cancelled`,
   CHUNK_FAILED: (d) => `chunking failed${d.path ? ` for ${d.path}` : ''}: ${d.reason}`,
