@@ -1,0 +1,53 @@
+import type { Review, ReviewRow } from '../types.js';
+import { formatGroup } from './formats.js';
+import { formatBytes, formatCount } from './units.js';
+
+// The review table as plain text lines (pure): one row per visited entry, then the summary.
+// Paths and explanations are already display-safe (see display-name.ts).
+
+export function reviewToLines(review: Review, kind: 'file' | 'folder'): string[] {
+  const lines = [`== ${review.root} (${kind})`];
+  const rows = review.rows.map((r) => [r.status, formatBytes(r.size), r.format ?? '-', r.relPath, note(r)]);
+  const head = ['STATUS', 'SIZE', 'FORMAT', 'PATH', 'NOTE'];
+  const width = (i: number) => Math.max(head[i]!.length, ...rows.map((r) => r[i]!.length));
+  const w = [width(0), width(1), Math.min(width(2), 16), Math.min(width(3), 60)];
+  const line = (c: string[]) =>
+    `${c[0]!.padEnd(w[0]!)}  ${c[1]!.padStart(w[1]!)}  ${c[2]!.padEnd(w[2]!)}  ${c[3]!.padEnd(w[3]!)}  ${c[4]}`.trimEnd();
+  lines.push(line(head), ...rows.map(line));
+  if (review.rows.length === 0) lines.push('(no entries)');
+  for (const path of review.removed) lines.push(`removed   ${path}`);
+  lines.push(...summaryLines(review));
+  return lines;
+}
+
+function note(r: ReviewRow): string {
+  return r.reason ? `${r.reason}: ${r.explanation ?? ''}` : '';
+}
+
+export function summaryLines(review: Review): string[] {
+  const s = review.summary;
+  const skippedTotal = Object.values(s.skipped).reduce((a, b) => a + (b ?? 0), 0);
+  const out = [
+    `visited ${formatCount(s.visited)} · to index: ${formatCount(s.toIndex.new)} new, ${formatCount(s.toIndex.changed)} changed` +
+      ` · unchanged ${formatCount(s.unchanged)} · removed ${formatCount(s.removed)} · skipped ${formatCount(skippedTotal)}` +
+      ` · accepted ${formatBytes(s.acceptedBytes)}`,
+  ];
+  const reasons = Object.entries(s.skipped).sort(
+    (a, b) => (b[1] ?? 0) - (a[1] ?? 0) || a[0].localeCompare(b[0]),
+  );
+  if (reasons.length > 0) out.push(`skipped by reason: ${reasons.map(([r, n]) => `${r} ${n}`).join(', ')}`);
+  const groups = new Map<string, string[]>();
+  for (const [id, f] of Object.entries(s.formats).sort((a, b) => a[0].localeCompare(b[0]))) {
+    const g = formatGroup(id);
+    groups.set(g, [...(groups.get(g) ?? []), `${id} ${formatCount(f.count)} (${formatBytes(f.bytes)})`]);
+  }
+  if (groups.size > 0) {
+    const parts = [...groups]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([g, list]) => `${g}: ${list.join(', ')}`);
+    out.push(`accepted formats: ${parts.join('; ')}`);
+  }
+  if (review.stoppedBy)
+    out.push(`PREVIEW INCOMPLETE (${review.stoppedBy.bound} bound): ${review.stoppedBy.message}`);
+  return out;
+}
