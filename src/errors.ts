@@ -21,7 +21,10 @@ export const ERROR_MESSAGES = {
   SOURCE_EXISTS: (d) => `${d.path} is already covered by source ${d.existing}`,
   SOURCE_OVERLAP: (d) => `${d.path} overlaps the existing source ${d.existing}`,
   SOURCE_UNKNOWN: (d) => `no source ${d.id} in store "${d.store}"`,
-  STORE_BUSY: (d) => `a ${d.job ?? 'job'} is already running for store "${d.store}" (pid ${d.pid ?? '?'})`,
+  STORE_BUSY: (d) =>
+    d.lost
+      ? `store "${d.store}": this job stalled longer than ${d.staleMs} ms and lost its lock${d.pid ? ` to pid ${d.pid}` : ''}; nothing was activated`
+      : `a ${d.job ?? 'job'} is already running for store "${d.store}" (pid ${d.pid ?? '?'})`,
   JOB_CANCELLED: () => 'cancelled before activation; the previous snapshot is unchanged',
   // models
   MODEL_NOT_FOUND: (d) => `no installed embedding model "${d.id}"`,
@@ -79,7 +82,8 @@ export const ERROR_MESSAGES = {
   VAULT_VERSION: (d) => `${d.path}: unsupported vault version ${d.version}`,
   VAULT_KDF_PARAMS: (d) => `${d.path}: KDF parameters out of bounds (${d.reason})`,
   // watcher (appended by the terminal-integration helper)
-  WATCHER_RUNNING: (d) => `a watcher is already running for ${d.home} (pid ${d.pid ?? '?'}); stop it first or pass --if-not-running`,
+  WATCHER_RUNNING: (d) =>
+    `a watcher is already running for ${d.home} (pid ${d.pid ?? '?'}); stop it first or pass --if-not-running`,
   // extraction / chunking (appended by the extract+chunk helper)
   EXTRACT_CANCELLED: (d) => `${d.path}: extraction cancelled`,
   CHUNK_FAILED: (d) => `chunking failed${d.path ? ` for ${d.path}` : ''}: ${d.reason}`,

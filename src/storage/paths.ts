@@ -19,6 +19,7 @@ export const modelsDir = (home = korttyHome()) => join(ragDir(home), 'models');
 export const runsDir = (home = korttyHome()) => join(ragDir(home), 'runs');
 export const statusPath = (home = korttyHome()) => join(ragDir(home), 'status.json');
 export const watcherLockPath = (home = korttyHome()) => join(ragDir(home), 'watch.lock');
+export const watchLogPath = (home = korttyHome()) => join(ragDir(home), 'watch.log');
 export const aiDir = (home = korttyHome()) => join(home, 'ai');
 export const profilesPath = (home = korttyHome()) => join(aiDir(home), 'profiles.json');
 export const skillsDir = (home = korttyHome()) => join(aiDir(home), 'skills');

@@ -1,0 +1,220 @@
+import { createError } from '../errors.js';
+import { VarintWriter } from './binary.js';
+import type { Bm25Params, SearchHit } from './snapshot-types.js';
+import { forEachToken, tokenize } from './tokenize.js';
+import { TopK } from './top-k.js';
+
+// Okapi BM25 over chunk texts (pure). The index is a sorted term dictionary and varint-coded
+// posting lists in flat typed arrays: the same shape in memory and in the snapshot, so opening
+// a snapshot costs one copy instead of re-tokenising every chunk (measured: bench/index-bench.ts).
+
+export const DEFAULT_BM25: Bm25Params = { k1: 1.2, b: 0.75 };
+
+export interface Bm25Index {
+  params: Bm25Params;
+  docCount: number;
+  /** Sum of document lengths in tokens (avgdl = totalLength / docCount). */
+  totalLength: number;
+  docLengths: Uint32Array;
+  /** Terms sorted by UTF-16 code units, UTF-8 concatenated; term i = termBytes[termOffsets[i]..[i+1]). */
+  termBytes: Uint8Array;
+  termOffsets: Uint32Array;
+  /** Document frequency per term. */
+  df: Uint32Array;
+  /** Posting list of term i = postings[postingOffsets[i]..[i+1]): (doc gap, tf) varint pairs. */
+  postingOffsets: Uint32Array;
+  postings: Uint8Array;
+}
+
+function grow(a: Uint32Array<ArrayBuffer>, need: number): Uint32Array<ArrayBuffer> {
+  if (need <= a.length) return a;
+  const next = new Uint32Array(Math.max(need, a.length * 2));
+  next.set(a);
+  return next;
+}
+
+/**
+ * Build the index over `texts` (document ordinal = position). `onProgress` is called every
+ * 1,000 documents and may be async (yield to the event loop, check cancellation).
+ */
+export async function buildBm25(
+  texts: ArrayLike<string>,
+  params: Bm25Params = DEFAULT_BM25,
+  onProgress?: (done: number) => void | Promise<void>,
+): Promise<Bm25Index> {
+  const n = texts.length;
+  const ids = new Map<string, number>();
+  const terms: string[] = [];
+  let df = new Uint32Array(1024);
+  let tf = new Uint32Array(1024);
+  // (termId, tf) pairs, document-major
+  let pairs = new Uint32Array(1 << 16);
+  let pairCount = 0;
+  const docStart = new Uint32Array(n + 1);
+  const docLengths = new Uint32Array(n);
+  let totalLength = 0;
+  const touched: number[] = [];
+  let len = 0;
+  const onToken = (tok: string) => {
+    let id = ids.get(tok);
+    if (id === undefined) {
+      id = terms.length;
+      ids.set(tok, id);
+      terms.push(tok);
+      df = grow(df, id + 1);
+      tf = grow(tf, id + 1);
+    }
+    if (tf[id] === 0) touched.push(id);
+    tf[id]!++;
+    len++;
+  };
+  for (let doc = 0; doc < n; doc++) {
+    len = 0;
+    touched.length = 0;
+    forEachToken(texts[doc]!, onToken);
+    docLengths[doc] = len;
+    totalLength += len;
+    pairs = grow(pairs, (pairCount + touched.length) * 2);
+    for (const id of touched) {
+      pairs[pairCount * 2] = id;
+      pairs[pairCount * 2 + 1] = tf[id]!;
+      pairCount++;
+      df[id]!++;
+      tf[id] = 0;
+    }
+    docStart[doc + 1] = pairCount;
+    if (onProgress && (doc + 1) % 1000 === 0) await onProgress(doc + 1);
+  }
+
+  // Renumber terms in sorted order, then counting-sort the pairs into term-major posting lists.
+  const order = terms
+    .map((_, i) => i)
+    .sort((a, b) => (terms[a]! < terms[b]! ? -1 : terms[a]! > terms[b]! ? 1 : 0));
+  const termCount = terms.length;
+  const rank = new Uint32Array(termCount);
+  const sortedDf = new Uint32Array(termCount);
+  for (let r = 0; r < termCount; r++) {
+    rank[order[r]!] = r;
+    sortedDf[r] = df[order[r]!]!;
+  }
+  const start = new Uint32Array(termCount + 1);
+  for (let r = 0; r < termCount; r++) start[r + 1] = start[r]! + sortedDf[r]!;
+  const cursor = start.slice(0, termCount);
+  const postDoc = new Uint32Array(pairCount);
+  const postTf = new Uint32Array(pairCount);
+  for (let doc = 0; doc < n; doc++) {
+    for (let p = docStart[doc]!; p < docStart[doc + 1]!; p++) {
+      const r = rank[pairs[p * 2]!]!;
+      const at = cursor[r]!++;
+      postDoc[at] = doc;
+      postTf[at] = pairs[p * 2 + 1]!;
+    }
+  }
+  pairs = new Uint32Array(0);
+  const w = new VarintWriter(Math.max(1024, pairCount * 3));
+  const postingOffsets = new Uint32Array(termCount + 1);
+  for (let r = 0; r < termCount; r++) {
+    let prev = 0;
+    for (let p = start[r]!; p < start[r + 1]!; p++) {
+      w.write(postDoc[p]! - prev);
+      w.write(postTf[p]!);
+      prev = postDoc[p]!;
+    }
+    if (w.length > 0xffffffff)
+      throw createError('INVALID_ARGUMENT', { name: 'bm25', reason: 'postings exceed 4 GiB' });
+    postingOffsets[r + 1] = w.length;
+  }
+  const termBufs = order.map((id) => Buffer.from(terms[id]!, 'utf8'));
+  const termOffsets = new Uint32Array(termCount + 1);
+  for (let r = 0; r < termCount; r++) termOffsets[r + 1] = termOffsets[r]! + termBufs[r]!.length;
+  return {
+    params: { ...params },
+    docCount: n,
+    totalLength,
+    docLengths,
+    termBytes: Buffer.concat(termBufs),
+    termOffsets,
+    df: sortedDf,
+    postingOffsets,
+    postings: w.bytes(),
+  };
+}
+
+/** Index of `term` in the sorted dictionary, or -1. */
+export function findTerm(index: Bm25Index, term: string): number {
+  const bytes = Buffer.from(index.termBytes.buffer, index.termBytes.byteOffset, index.termBytes.byteLength);
+  let lo = 0;
+  let hi = index.df.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const t = bytes.toString('utf8', index.termOffsets[mid]!, index.termOffsets[mid + 1]!);
+    if (t === term) return mid;
+    if (t < term) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Lucene's BM25 idf: never negative, so a term in most documents still counts a little. */
+export function bm25Idf(docCount: number, df: number): number {
+  return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
+}
+
+const scratch = new WeakMap<Bm25Index, Float64Array>();
+
+/**
+ * The k best documents for `query` (repeated query terms count once), best first; ties go to the
+ * lower ordinal. `allowed[ordinal] === 1` restricts candidates (filter before ranking, so a
+ * restricted search still returns k hits when k allowed documents match).
+ */
+export function searchBm25(index: Bm25Index, query: string, k: number, allowed?: Uint8Array): SearchHit[] {
+  const { k1, b } = index.params;
+  const n = index.docCount;
+  if (n === 0 || k <= 0) return [];
+  const avgdl = index.totalLength / n || 1;
+  // One score array per index, reused (and re-zeroed where touched): no 8n-byte allocation per query.
+  let scores = scratch.get(index);
+  if (!scores) {
+    scores = new Float64Array(n);
+    scratch.set(index, scores);
+  }
+  const hitDocs: number[] = [];
+  const { postings, postingOffsets, docLengths } = index;
+  for (const term of new Set(tokenize(query))) {
+    const t = findTerm(index, term);
+    if (t < 0) continue;
+    const idf = bm25Idf(n, index.df[t]!);
+    let p = postingOffsets[t]!;
+    const end = postingOffsets[t + 1]!;
+    let doc = 0;
+    while (p < end) {
+      let gap = 0;
+      let shift = 0;
+      let byte: number;
+      do {
+        byte = postings[p++]!;
+        gap += (byte & 0x7f) * 2 ** shift;
+        shift += 7;
+      } while (byte & 0x80);
+      let tf = 0;
+      shift = 0;
+      do {
+        byte = postings[p++]!;
+        tf += (byte & 0x7f) * 2 ** shift;
+        shift += 7;
+      } while (byte & 0x80);
+      doc += gap;
+      if (doc >= n) break; // only a damaged index (checksums make this unreachable)
+      if (allowed && allowed[doc] !== 1) continue;
+      const s = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * docLengths[doc]!) / avgdl));
+      if (scores[doc] === 0) hitDocs.push(doc);
+      scores[doc]! += s;
+    }
+  }
+  const top = new TopK(Math.min(k, hitDocs.length));
+  for (const doc of hitDocs) {
+    top.push(scores[doc]!, doc);
+    scores[doc] = 0;
+  }
+  return top.result();
+}

@@ -1,0 +1,131 @@
+import { createError } from '../errors.js';
+import { type Bm25Index, searchBm25 } from './bm25.js';
+import { exactSearch, vectorNorms } from './exact-search.js';
+import type { HnswSearcher } from './hnsw.js';
+import type { HnswParams, SearchHit, SnapshotChunk, SnapshotData, SnapshotDoc } from './snapshot-types.js';
+
+// Query side of an opened snapshot: vector search (HNSW, or exact when a source filter leaves
+// few candidates), BM25, and ordinal → (document, chunk). Filters are precomputed masks, never
+// logic inside hnswlib's callback.
+
+export interface OpenSnapshot {
+  readonly path: string;
+  readonly data: SnapshotData;
+  readonly chunkCount: number;
+  readonly hnsw: HnswParams;
+  /** 1 when this open found a v1 file (rebuilt, and promoted on disk unless `promote: false`). */
+  readonly openedVersion: 1 | 2;
+  /** True when this open rewrote a v1 file as v2. */
+  readonly promoted: boolean;
+  /** Why a v1 file could not be promoted (the rebuilt index is then served from memory). */
+  readonly promotionError?: string;
+  /** Temp files of dead writers removed from the directory by this open. */
+  readonly removedTemps: string[];
+  /** Cosine similarity, best first; only chunks of `allowedSourceIds` when given. */
+  searchVector(query: Float32Array, k: number, allowedSourceIds?: Set<string>): SearchHit[];
+  /** BM25 score, best first; only chunks of `allowedSourceIds` when given. */
+  searchLexical(query: string, k: number, allowedSourceIds?: Set<string>): SearchHit[];
+  chunkAt(ordinal: number): { doc: SnapshotDoc; chunk: SnapshotChunk };
+  close(): void;
+}
+
+/**
+ * Below this many allowed chunks (or under 1/20 of the store) a filtered vector search is exact:
+ * cheaper than a graph walk that mostly visits filtered-out nodes (~1 ms per 1,000 vectors at
+ * 384 dimensions), and it cannot miss.
+ */
+export const EXACT_FILTER_LIMIT = 16384;
+
+export interface SearchState {
+  path: string;
+  data: SnapshotData;
+  vectors: Float32Array;
+  hnsw: HnswParams;
+  graph: HnswSearcher | null;
+  bm25: Bm25Index;
+  openedVersion: 1 | 2;
+  promoted: boolean;
+  promotionError?: string;
+  removedTemps: string[];
+  /** Override EXACT_FILTER_LIMIT (tests force the graph path with 0). */
+  exactFilterLimit?: number;
+}
+
+export function createOpenSnapshot(s: SearchState): OpenSnapshot {
+  const dim = s.data.dimension;
+  const n = s.vectors.length / dim;
+  const docOf = new Uint32Array(n);
+  const firstOf: number[] = [];
+  let ord = 0;
+  s.data.docs.forEach((doc, di) => {
+    firstOf.push(ord);
+    for (let c = 0; c < doc.chunks.length; c++) docOf[ord++] = di;
+  });
+  const exactLimit = s.exactFilterLimit ?? EXACT_FILTER_LIMIT;
+  let norms: Float32Array | null = null;
+  let closed = false;
+  const open = () => {
+    if (closed) throw createError('INVALID_ARGUMENT', { name: 'snapshot', reason: `${s.path} was closed` });
+  };
+  const mask = (allowed: Set<string>): { mask: Uint8Array; count: number } => {
+    const m = new Uint8Array(n);
+    let count = 0;
+    s.data.docs.forEach((doc, di) => {
+      if (!allowed.has(doc.sourceId) || doc.chunks.length === 0) return;
+      m.fill(1, firstOf[di]!, firstOf[di]! + doc.chunks.length);
+      count += doc.chunks.length;
+    });
+    return { mask: m, count };
+  };
+  const exact = (query: Float32Array, k: number, allowed?: Uint8Array) => {
+    norms ??= vectorNorms(s.vectors, dim);
+    return exactSearch(s.vectors, query, k, { allowed, norms });
+  };
+
+  return {
+    path: s.path,
+    data: s.data,
+    chunkCount: n,
+    hnsw: s.hnsw,
+    openedVersion: s.openedVersion,
+    promoted: s.promoted,
+    promotionError: s.promotionError,
+    removedTemps: s.removedTemps,
+    searchVector(query, k, allowedSourceIds) {
+      open();
+      if (query.length !== dim) {
+        throw createError('INVALID_ARGUMENT', {
+          name: 'query',
+          reason: `vector has ${query.length} dimensions, the store ${dim}`,
+        });
+      }
+      if (k <= 0 || n === 0) return [];
+      if (!allowedSourceIds) return s.graph ? s.graph.search(query, k, s.hnsw.efSearch) : exact(query, k);
+      const { mask: m, count } = mask(allowedSourceIds);
+      if (count === 0) return [];
+      if (!s.graph || count <= exactLimit || count * 20 < n) return exact(query, k, m);
+      // The walk skips filtered nodes, so widen ef in proportion to what the filter removes.
+      const ef = Math.min(n, Math.ceil((s.hnsw.efSearch * n) / count));
+      const hits = s.graph.search(query, k, ef, m).filter((h) => m[h.chunkOrdinal] === 1);
+      return hits.length >= Math.min(k, count) ? hits : exact(query, k, m);
+    },
+    searchLexical(query, k, allowedSourceIds) {
+      open();
+      return searchBm25(s.bm25, query, k, allowedSourceIds ? mask(allowedSourceIds).mask : undefined);
+    },
+    chunkAt(ordinal) {
+      if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= n) {
+        throw createError('INVALID_ARGUMENT', {
+          name: 'ordinal',
+          reason: `${ordinal} is not in 0..${n - 1}`,
+        });
+      }
+      const doc = s.data.docs[docOf[ordinal]!]!;
+      return { doc, chunk: doc.chunks[ordinal - firstOf[docOf[ordinal]!]!]! };
+    },
+    close() {
+      closed = true;
+      s.graph?.close();
+    },
+  };
+}
