@@ -9,6 +9,7 @@ import type { Candidate, Excerpt } from '../types.js';
 import { renderContextBlock } from './block.js';
 import { selectExcerpts } from './bounds.js';
 import { type FusionOptions, fuseRankings } from './fuse.js';
+import { defaultFusionFor } from './fusion-defaults.js';
 
 // Test search and the retrieval step of AI actions: each store's query embedded with its own
 // model, vector (HNSW cosine) and lexical (BM25) rankings over enabled sources only, fused by
@@ -87,16 +88,19 @@ export async function search(req: SearchRequest, deps: SearchDeps): Promise<Sear
       const prev = byKey.get(c.key);
       byKey.set(c.key, prev ? { ...prev, ...definedOnly(c) } : c);
     }
-    const fused = fuseRankings(
-      {
-        vector: vectorHits.map((c) => c.key),
-        lexical: mode === 'vector' ? [] : lexicalHits.map((c) => c.key),
-      },
-      req.fusion,
-    );
+    const fusion = req.fusion ?? defaultFusionFor(store.modelId);
+    const lists = { vector: vectorHits.map((c) => c.key), lexical: lexicalHits.map((c) => c.key) };
+    const fused = fuseRankings(lists, fusion);
+    // A backend that produced only one list (a Qdrant store, or a single-mode search) would
+    // otherwise score at most half of a hybrid store's top hit in a multi-store merge: scale by
+    // the weight of the lists that were actually produced.
+    const wv = fusion.vectorWeight ?? 1;
+    const wl = fusion.lexicalWeight ?? 1;
+    const produced = (lists.vector.length > 0 ? wv : 0) + (lists.lexical.length > 0 ? wl : 0);
+    const scale = produced > 0 ? (wv + wl) / produced : 1;
     for (const f of fused) {
       const c = byKey.get(f.key)!;
-      merged.push({ ...c, vectorRank: f.vectorRank, lexicalRank: f.lexicalRank, fusedScore: f.fusedScore });
+      merged.push({ ...c, vectorRank: f.vectorRank, lexicalRank: f.lexicalRank, fusedScore: f.fusedScore * scale });
     }
   }
   const t2 = performance.now();
