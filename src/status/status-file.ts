@@ -1,6 +1,5 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { korttyHome, ragDir, statusPath } from '../storage/paths.js';
-import { listStores } from '../store/store-config.js';
 import { readJobFiles } from './job-file.js';
 import { computeStatus, type StatusInfo } from './status-model.js';
 
@@ -8,6 +7,9 @@ import { computeStatus, type StatusInfo } from './status-model.js';
 // It is not a durability boundary, so a plain temp+rename (no fsync) is enough.
 
 export async function refreshStatusFile(home = korttyHome()): Promise<StatusInfo> {
+  // Loaded here, not at the top: `kortty-rag status` only reads status.json, and store-config's
+  // imports (atomic writes, crypto) cost several ms of the status bar's < 50 ms budget.
+  const { listStores } = await import('../store/store-config.js');
   const info = computeStatus(await listStores(home), await readJobFiles(home));
   await mkdir(ragDir(home), { recursive: true });
   const tmp = `${statusPath(home)}.${process.pid}.tmp`;

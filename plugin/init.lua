@@ -1,0 +1,159 @@
+-- kortty-rag for WezTerm. A thin shell over the kortty-rag CLI:
+--   local kortty = wezterm.plugin.require('https://github.com/<you>/kortty-rag')
+--   kortty.apply_to_config(config, { bin = { 'kortty-rag' } })
+-- The selection reaches the CLI only through a private temp file redirected to stdin: the
+-- command run in the split is a fixed `sh -c` script whose variable parts are positional
+-- arguments (the file name and the CLI's own argv), so no terminal text is ever interpolated
+-- into a command line or an argument.
+
+local wezterm = require('wezterm')
+
+local M = {}
+
+M.defaults = {
+  -- The command that runs kortty-rag, as an argv prefix ({ 'node', '/path/bin/kortty-rag.js' } works too).
+  bin = { 'kortty-rag' },
+  action = 'ask',
+  profile = nil,
+  ask_key = { key = 'a', mods = 'CTRL|SHIFT' },
+  manager_key = { key = 'r', mods = 'CTRL|SHIFT' },
+  -- Where answers and the manager open: 'Bottom' | 'Right' | 'Top' | 'Left' split, or 'tab'.
+  ask_direction = 'Bottom',
+  ask_size = 0.4,
+  manager_direction = 'Right',
+  manager_size = 0.5,
+  status = true,
+  -- Seconds between two `kortty-rag status` runs; WezTerm fires update-right-status more often.
+  status_interval = 5,
+  -- Injectable for tests.
+  clock = os.time,
+  tmpname = os.tmpname,
+}
+
+-- $1 = selection file, $2... = kortty-rag argv. Quoted once, here, with no user data in it.
+M.ASK_SCRIPT = table.concat({
+  'f=$1; shift',
+  '"$@" < "$f"; rc=$?',
+  'rm -f -- "$f"',
+  '[ "$rc" -eq 0 ] || printf "\\nkortty-rag ask failed (exit %s)\\n" "$rc"',
+  'printf "\\n[press Enter to close]"; read -r _',
+}, '\n')
+
+local function merge(opts)
+  local o = {}
+  for k, v in pairs(M.defaults) do
+    o[k] = v
+  end
+  for k, v in pairs(opts or {}) do
+    o[k] = v
+  end
+  return o
+end
+
+local function argv(o, ...)
+  local out = {}
+  for _, a in ipairs(o.bin) do
+    out[#out + 1] = a
+  end
+  for _, a in ipairs({ ... }) do
+    out[#out + 1] = a
+  end
+  return out
+end
+
+local function notify(window, message)
+  if window and window.toast_notification then
+    window:toast_notification('kortty-rag', message, nil, 4000)
+  else
+    wezterm.log_error('kortty-rag: ' .. message)
+  end
+end
+
+--- Writes text to a new private file (os.tmpname creates it with mode 0600) and returns its name.
+function M.write_selection(o, text)
+  local path = o.tmpname()
+  local f, err = io.open(path, 'wb')
+  if not f then
+    return nil, err
+  end
+  f:write(text)
+  f:close()
+  return path
+end
+
+--- The argv run in the split for one ask: the selection is only the file's content.
+function M.ask_args(o, path)
+  local args = { 'sh', '-c', M.ASK_SCRIPT, 'kortty-rag-ask', path }
+  local cli = argv(o, 'ask', '--action', o.action, '--stdin')
+  if o.profile and o.profile ~= '' then
+    cli[#cli + 1] = '--profile'
+    cli[#cli + 1] = o.profile
+  end
+  for _, a in ipairs(cli) do
+    args[#args + 1] = a
+  end
+  return args
+end
+
+local function open_view(window, pane, direction, size, args)
+  if direction == 'tab' then
+    window:mux_window():spawn_tab({ args = args })
+  else
+    pane:split({ direction = direction, size = size, args = args })
+  end
+end
+
+function M.ask_selection(o)
+  return wezterm.action_callback(function(window, pane)
+    local text = window:get_selection_text_for_pane(pane)
+    if text == nil or text == '' then
+      notify(window, 'nothing selected: select text first')
+      return
+    end
+    local path, err = M.write_selection(o, text)
+    if not path then
+      notify(window, 'cannot write the selection to a temporary file: ' .. tostring(err))
+      return
+    end
+    open_view(window, pane, o.ask_direction, o.ask_size, M.ask_args(o, path))
+  end)
+end
+
+function M.open_manager(o)
+  return wezterm.action_callback(function(window, pane)
+    open_view(window, pane, o.manager_direction, o.manager_size, argv(o, 'tui'))
+  end)
+end
+
+--- update-right-status handler: runs `kortty-rag status --format plain` (an argv, no shell) at
+--- most once per status_interval and shows the cached line in between.
+function M.status_handler(o)
+  local last_run, text = nil, ''
+  return function(window, _pane)
+    local now = o.clock()
+    if last_run == nil or now - last_run >= o.status_interval then
+      last_run = now
+      local ok, stdout, stderr = wezterm.run_child_process(argv(o, 'status', '--format', 'plain'))
+      if ok then
+        text = (stdout or ''):gsub('%s+$', '')
+      else
+        text = 'RAG ?'
+        wezterm.log_warn('kortty-rag status failed: ' .. tostring(stderr))
+      end
+    end
+    window:set_right_status(wezterm.format({ { Text = text .. ' ' } }))
+  end
+end
+
+function M.apply_to_config(config, opts)
+  local o = merge(opts)
+  config.keys = config.keys or {}
+  table.insert(config.keys, { key = o.ask_key.key, mods = o.ask_key.mods, action = M.ask_selection(o) })
+  table.insert(config.keys, { key = o.manager_key.key, mods = o.manager_key.mods, action = M.open_manager(o) })
+  if o.status then
+    wezterm.on('update-right-status', M.status_handler(o))
+  end
+  return config
+end
+
+return M

@@ -1,0 +1,178 @@
+-- Unit tests for plugin/init.lua under lua5.4 with the stub `wezterm` module.
+-- usage: lua5.4 test/plugin/wezterm-plugin-test.lua REPO_ROOT ARGS_OUT [BIN] [PWNED_PREFIX]
+-- Prints "ok - name" per test; exits non-zero on the first failure. ARGS_OUT receives the argv
+-- the ask action would run, NUL-separated (and ARGS_OUT.expected the selection), so the driving
+-- test can execute it for real.
+local root, args_out = arg[1], arg[2]
+package.path = root .. '/test/plugin/?.lua;' .. package.path
+package.loaded['wezterm'] = require('wezterm-stub')
+local wezterm = package.loaded['wezterm']
+local plugin = dofile(root .. '/plugin/init.lua')
+
+local function check(cond, msg)
+  if not cond then
+    error(msg, 2)
+  end
+end
+
+local tests = {}
+local function test(name, fn)
+  tests[#tests + 1] = { name = name, fn = fn }
+end
+
+local PWNED = arg[4] or '/tmp/pwned-lua'
+local HOSTILE = 'kiwi $(touch ' .. PWNED .. '-a) `touch ' .. PWNED .. "-b` '; touch " .. PWNED .. '-c #\n"quoted" \\ \27[31mred\27[0m \27]0;t\7 %s\nlast\n'
+
+local function fake_window(selection)
+  local w = { statuses = {}, toasts = {} }
+  function w:get_selection_text_for_pane(_pane)
+    return selection
+  end
+  function w:set_right_status(s)
+    table.insert(self.statuses, s)
+  end
+  function w:toast_notification(title, msg)
+    table.insert(self.toasts, title .. ': ' .. msg)
+  end
+  return w
+end
+
+local function fake_pane()
+  local p = { splits = {} }
+  function p:split(spec)
+    table.insert(self.splits, spec)
+    return {}
+  end
+  return p
+end
+
+local function find_key(config, key, mods)
+  for _, k in ipairs(config.keys) do
+    if k.key == key and k.mods == mods then
+      return k
+    end
+  end
+end
+
+local function read_file(path)
+  local f = assert(io.open(path, 'rb'))
+  local s = f:read('a')
+  f:close()
+  return s
+end
+
+test('apply_to_config keeps existing keys and registers the ask and manager keys', function()
+  local config = { keys = { { key = 'x', mods = 'ALT', action = 'existing' } } }
+  local out = plugin.apply_to_config(config, {})
+  check(out == config, 'returns the config')
+  check(#config.keys == 3, 'three keys, got ' .. #config.keys)
+  check(config.keys[1].action == 'existing', 'existing key kept')
+  check(find_key(config, 'a', 'CTRL|SHIFT').action.callback, 'ask key with a callback')
+  check(find_key(config, 'r', 'CTRL|SHIFT').action.callback, 'manager key with a callback')
+  check(#wezterm.handlers['update-right-status'] == 1, 'status handler registered')
+end)
+
+test('keys and options are configurable; status can be turned off', function()
+  wezterm.handlers = {}
+  local config = plugin.apply_to_config({}, { ask_key = { key = 'q', mods = 'LEADER' }, manager_key = { key = 'm', mods = 'LEADER' }, status = false })
+  check(find_key(config, 'q', 'LEADER'), 'custom ask key')
+  check(find_key(config, 'm', 'LEADER'), 'custom manager key')
+  check(wezterm.handlers['update-right-status'] == nil, 'no status handler')
+end)
+
+test('ask: the selection goes to a 0600 file redirected to stdin, never into argv', function()
+  local config = plugin.apply_to_config({}, { bin = { 'node', '/opt/kortty/bin/kortty-rag.js' }, profile = 'local' })
+  local window, pane = fake_window(HOSTILE), fake_pane()
+  find_key(config, 'a', 'CTRL|SHIFT').action.callback(window, pane)
+  check(#pane.splits == 1, 'one split')
+  local spec = pane.splits[1]
+  check(spec.direction == 'Bottom', 'split below')
+  local args = spec.args
+  check(args[1] == 'sh' and args[2] == '-c' and args[3] == plugin.ASK_SCRIPT, 'fixed sh -c script')
+  local path = args[5]
+  check(read_file(path) == HOSTILE, 'file holds the exact selection')
+  local mode = io.popen('stat -c %a ' .. path):read('l')
+  check(mode == '600', 'file mode 600, got ' .. tostring(mode))
+  local want = { 'node', '/opt/kortty/bin/kortty-rag.js', 'ask', '--action', 'ask', '--stdin', '--profile', 'local' }
+  for i, w in ipairs(want) do
+    check(args[5 + i] == w, 'argv[' .. (5 + i) .. '] = ' .. tostring(args[5 + i]) .. ', want ' .. w)
+  end
+  check(#args == 5 + #want, 'nothing else in argv')
+  for _, a in ipairs(args) do
+    check(not a:find('kiwi', 1, true) and not a:find(PWNED, 1, true), 'selection text in argv: ' .. a)
+  end
+  check(not plugin.ASK_SCRIPT:find('kiwi', 1, true), 'selection text in the script')
+  os.remove(path)
+end)
+
+test('ask with nothing selected opens nothing and says so', function()
+  local config = plugin.apply_to_config({}, {})
+  local window, pane = fake_window(''), fake_pane()
+  find_key(config, 'a', 'CTRL|SHIFT').action.callback(window, pane)
+  check(#pane.splits == 0, 'no split')
+  check(window.toasts[1] and window.toasts[1]:find('nothing selected'), 'toast shown')
+end)
+
+test('manager key opens kortty-rag tui in a split (argv, no shell)', function()
+  local config = plugin.apply_to_config({}, { bin = { '/usr/local/bin/kortty-rag' } })
+  local window, pane = fake_window('x'), fake_pane()
+  find_key(config, 'r', 'CTRL|SHIFT').action.callback(window, pane)
+  local spec = pane.splits[1]
+  check(spec.direction == 'Right', 'split right')
+  check(#spec.args == 2 and spec.args[1] == '/usr/local/bin/kortty-rag' and spec.args[2] == 'tui', 'argv bin tui')
+end)
+
+test('status: runs the CLI with an argv table, throttled, and shows its line', function()
+  wezterm.handlers = {}
+  wezterm.children = {}
+  local now = 1000
+  plugin.apply_to_config({}, { bin = { 'kortty-rag' }, status_interval = 5, clock = function()
+    return now
+  end })
+  local handler = wezterm.handlers['update-right-status'][1]
+  local window = fake_window('')
+  handler(window, fake_pane())
+  check(#wezterm.children == 1, 'ran once')
+  local a = wezterm.children[1]
+  check(#a == 4 and a[1] == 'kortty-rag' and a[2] == 'status' and a[3] == '--format' and a[4] == 'plain', 'argv')
+  check(window.statuses[1] == 'RAG idle ', 'shows the line, got ' .. tostring(window.statuses[1]))
+  now = now + 2
+  wezterm.child_result = { true, 'RAG syncing Notes 40%\n', '' }
+  handler(window, fake_pane())
+  check(#wezterm.children == 1, 'throttled')
+  check(window.statuses[2] == 'RAG idle ', 'cached line')
+  now = now + 5
+  handler(window, fake_pane())
+  check(#wezterm.children == 2, 'ran again after the interval')
+  check(window.statuses[3] == 'RAG syncing Notes 40% ', 'new line')
+  wezterm.child_result = { false, '', 'boom' }
+  now = now + 5
+  handler(window, fake_pane())
+  check(window.statuses[4] == 'RAG ? ', 'failure shown as RAG ?')
+end)
+
+test('the ask argv for the driving test', function()
+  local config = plugin.apply_to_config({}, { bin = { arg[3] or 'kortty-rag' } })
+  local window, pane = fake_window(HOSTILE), fake_pane()
+  find_key(config, 'a', 'CTRL|SHIFT').action.callback(window, pane)
+  local f = assert(io.open(args_out, 'wb'))
+  for _, a in ipairs(pane.splits[1].args) do
+    f:write(a, '\0')
+  end
+  f:close()
+  f = assert(io.open(args_out .. '.expected', 'wb'))
+  f:write(HOSTILE)
+  f:close()
+end)
+
+local failed = 0
+for _, t in ipairs(tests) do
+  local ok, err = pcall(t.fn)
+  if ok then
+    print('ok - ' .. t.name)
+  else
+    print('not ok - ' .. t.name .. ': ' .. tostring(err))
+    failed = failed + 1
+  end
+end
+os.exit(failed == 0 and 0 or 1)
