@@ -4,10 +4,11 @@ import mammoth from 'mammoth';
 import { createError } from '../errors.js';
 import { normalizeNewlines } from './text.js';
 
-export async function extractDocxText(path: string): Promise<string> {
+/** `bytes`: the file's content when the caller already read it (and checked its hash). */
+export async function extractDocxText(path: string, bytes?: Buffer): Promise<string> {
   let value: string;
   try {
-    ({ value } = await mammoth.extractRawText({ path }));
+    ({ value } = await mammoth.extractRawText(bytes ? { buffer: bytes } : { path }));
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     const code = (err as { code?: unknown })?.code;

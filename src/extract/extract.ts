@@ -9,6 +9,7 @@
 // - rejects with EXTRACT_FAILED without skipReason for failures that are not the file's fault
 //   (e.g. the PDF parser process could not start), and EXTRACT_CANCELLED when `signal` aborts.
 
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createError } from '../errors.js';
 import type { ExtractedDoc, ExtractKind, SkipReason } from '../types.js';
@@ -23,13 +24,42 @@ export interface ExtractOptions {
   pdfTimeoutMs?: number;
   /** Heap cap of the PDF parser process in MiB (default 512). */
   pdfHeapMb?: number;
+  /**
+   * sha256 the scan recorded. The bytes actually extracted must have it: a file rewritten between
+   * the scan and this read is skipped (read-error), so an index never pairs one version's hash
+   * with another version's text (a later sync would trust the hash and keep the wrong text).
+   */
+  expectSha256?: string;
+}
+
+function changedSinceScan(path: string): Error {
+  return skipError(
+    path,
+    'changed since the scan (its content no longer has the scanned hash); run the update again',
+    'read-error',
+  );
+}
+
+function checkHash(path: string, bytes: Uint8Array, expect: string | undefined): void {
+  if (expect !== undefined && createHash('sha256').update(bytes).digest('hex') !== expect)
+    throw changedSinceScan(path);
 }
 
 function skipError(path: string, reason: string, skipReason: SkipReason, cause?: unknown): Error {
   return createError('EXTRACT_FAILED', { path, reason, skipReason }, cause);
 }
 
-async function readText(path: string, signal: AbortSignal | undefined): Promise<string> {
+async function readText(path: string, signal: AbortSignal | undefined, expect?: string): Promise<string> {
+  const bytes = await readBytes(path, signal);
+  checkHash(path, bytes, expect);
+  const decoded = decodeUtf8Text(bytes);
+  if (!decoded.ok) {
+    throw skipError(path, decoded.reason, decoded.reason.startsWith('too large') ? 'too-large' : 'not-utf8');
+  }
+  return decoded.text;
+}
+
+async function readBytes(path: string, signal: AbortSignal | undefined): Promise<Buffer> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path, signal ? { signal } : {});
@@ -40,11 +70,7 @@ async function readText(path: string, signal: AbortSignal | undefined): Promise<
     if (code === 'ERR_FS_FILE_TOO_LARGE') throw skipError(path, 'too large to read', 'too-large', err);
     throw skipError(path, `cannot read (${code})`, 'read-error', err);
   }
-  const decoded = decodeUtf8Text(bytes);
-  if (!decoded.ok) {
-    throw skipError(path, decoded.reason, decoded.reason.startsWith('too large') ? 'too-large' : 'not-utf8');
-  }
-  return decoded.text;
+  return bytes;
 }
 
 export async function extractDocument(
@@ -52,19 +78,26 @@ export async function extractDocument(
   kind: ExtractKind,
   opts: ExtractOptions = {},
 ): Promise<ExtractedDoc> {
-  const { signal } = opts;
+  const { signal, expectSha256 } = opts;
   if (signal?.aborted) throw createError('EXTRACT_CANCELLED', { path });
   let doc: ExtractedDoc;
   switch (kind) {
     case 'text':
-      doc = { kind: 'lines', text: await readText(path, signal), sourceLines: true };
+      doc = { kind: 'lines', text: await readText(path, signal, expectSha256), sourceLines: true };
       break;
     case 'html':
-      doc = { kind: 'lines', text: htmlToText(await readText(path, signal)), sourceLines: false };
+      doc = {
+        kind: 'lines',
+        text: htmlToText(await readText(path, signal, expectSha256)),
+        sourceLines: false,
+      };
       break;
-    case 'docx':
-      doc = { kind: 'lines', text: await extractDocxText(path), sourceLines: false };
+    case 'docx': {
+      const bytes = await readBytes(path, signal);
+      checkHash(path, bytes, expectSha256);
+      doc = { kind: 'lines', text: await extractDocxText(path, bytes), sourceLines: false };
       break;
+    }
     case 'pdf':
       doc = { kind: 'pages', pages: await extractPdfPages(path, opts) };
       break;

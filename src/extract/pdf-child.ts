@@ -2,6 +2,7 @@
 // Run only through fork() by pdf.ts, which caps its heap and kills it on timeout; anything
 // pdf2json does wrong (hangs, runaway memory, stack overflow) stays in this process.
 
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import PDFParser from 'pdf2json';
 import type { ChildMessage } from './pdf-outcome.js';
@@ -25,6 +26,7 @@ process.on('unhandledRejection', (err) => fail(String((err as Error)?.message ??
 
 async function main(path: string): Promise<void> {
   const buf = await readFile(path);
+  send({ t: 'hash', sha256: createHash('sha256').update(buf).digest('hex') });
   const parser = new PDFParser(null, false);
   parser.on('data', (page) => {
     if (page && !finished)

@@ -2,8 +2,12 @@
 
 import type { SkipReason } from '../types.js';
 
-/** Messages the child sends over IPC, in order: pages, then exactly one `done` or `error`. */
-export type ChildMessage = { t: 'page'; text: string } | { t: 'done' } | { t: 'error'; message: string };
+/** Messages the child sends over IPC, in order: the hash of the bytes it read, pages, then exactly one `done` or `error`. */
+export type ChildMessage =
+  | { t: 'hash'; sha256: string }
+  | { t: 'page'; text: string }
+  | { t: 'done' }
+  | { t: 'error'; message: string };
 
 export type PdfSkipReason = Extract<
   SkipReason,

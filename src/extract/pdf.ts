@@ -22,6 +22,8 @@ export interface PdfOptions {
   signal?: AbortSignal;
   pdfTimeoutMs?: number;
   pdfHeapMb?: number;
+  /** The parsed bytes must have this sha256 (see ExtractOptions.expectSha256). */
+  expectSha256?: string;
 }
 
 // dist/src/extract/pdf.js and dist/src/extract/pdf-child.js sit side by side after tsc.
@@ -114,7 +116,19 @@ export async function extractPdfPages(path: string, opts: PdfOptions = {}): Prom
     child.on('message', (raw) => {
       const msg = raw as ChildMessage;
       if (outcome) return;
-      if (msg.t === 'page') pages.push(String(msg.text));
+      if (msg.t === 'hash') {
+        if (opts.expectSha256 !== undefined && msg.sha256 !== opts.expectSha256) {
+          report(
+            createError('EXTRACT_FAILED', {
+              path,
+              reason:
+                'changed since the scan (its content no longer has the scanned hash); run the update again',
+              skipReason: 'read-error',
+            }),
+          );
+          kill();
+        }
+      } else if (msg.t === 'page') pages.push(String(msg.text));
       else if (msg.t === 'error') report(skip(path, classifyParserError(String(msg.message))));
       else if (msg.t === 'done') {
         const none = checkPages(pages);

@@ -13,9 +13,9 @@ export function createDefaultPorts(home = korttyHome()): PipelinePorts {
     scan: (source, previous, signal) =>
       scanSource({ root: source.path, kind: source.kind, options: source.options, previous, signal }),
     // The extractor follows the allowlist's own mapping, so scan and extraction never disagree.
-    async extract(path, _format, signal) {
+    async extract(path, _format, signal, expectSha256) {
       const { extractDocument } = await import('../extract/extract.js');
-      return extractDocument(path, detectFormat(basename(path))?.extract ?? 'text', { signal });
+      return extractDocument(path, detectFormat(basename(path))?.extract ?? 'text', { signal, expectSha256 });
     },
     chunk: (doc, params) => chunkDocument(doc, params, getTokenizer()),
     async openEmbedder(fingerprint, modelId) {

@@ -78,7 +78,9 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
       : stored;
     const snapFile = snapshotPath(cfg.id, home);
     // A rebuild replaces whatever is there; otherwise another embedding configuration is refused.
-    const snap = req.rebuild ? null : await openSnapshot(snapFile, { expectFingerprint: cfg.fingerprint, env: req.env });
+    const snap = req.rebuild
+      ? null
+      : await openSnapshot(snapFile, { expectFingerprint: cfg.fingerprint, env: req.env });
     const oldDocs = snap ? snap.data.docs : [];
     snap?.close();
     const progress = createProgress(cfg.id, req.onProgress);
@@ -138,7 +140,7 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
     for (const { o, d } of toEmbed) {
       check();
       try {
-        const extracted = await req.ports.extract(d.path, d.format, req.signal);
+        const extracted = await req.ports.extract(d.path, d.format, req.signal, d.sha256);
         const chunks = req.ports.chunk(extracted, cfg.chunk);
         // HTML/.docx line numbers count extracted text, not the file: a `file:line` citation
         // would point at the wrong place, so such chunks carry no line range.

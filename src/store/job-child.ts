@@ -8,6 +8,13 @@ import type { JobProgress } from './store-types.js';
 // never stall the pane's event loop, and a crash here cannot take the UI down.
 
 const send = (m: FromChild) => process.send?.(m);
+// The last message can be large (the reviews travel back with the result): disconnecting before
+// it is written would lose it, and the UI would see the job exit without an outcome.
+const sendLast = (m: FromChild) =>
+  new Promise<void>((resolve) => {
+    if (!process.send || !process.connected) resolve();
+    else process.send(m, undefined, {}, () => resolve());
+  });
 const ac = new AbortController();
 let pendingConfirm: ((ok: boolean) => void) | undefined;
 
@@ -35,9 +42,9 @@ async function start(spec: JobSpec, home: string, review: boolean) {
   };
   try {
     const result = await run(spec, hooks, home);
-    send({ type: 'done', result: { ...result, reviews: [...result.reviews.entries()] } });
+    await sendLast({ type: 'done', result: { ...result, reviews: [...result.reviews.entries()] } });
   } catch (err) {
-    send({
+    await sendLast({
       type: 'error',
       code: isKorttyError(err) ? err.code : undefined,
       message: (err as Error)?.message ?? String(err),

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createError } from '../errors.js';
 
-// One job per store across processes. The lock is a directory (mkdir is atomic) holding
-// owner.json; the holder touches the directory every heartbeat. A lock whose owner process is
+// One job per store across processes. The lock is a directory holding owner.json, built under a
+// private name and renamed into place (rename onto an existing lock fails), so a lock never
+// exists without its owner: a crash at any instant leaves no lock or one whose owner can be
+// checked. The holder touches the directory every heartbeat. A lock whose owner process is
 // gone (same host) or whose heartbeat is older than `staleMs` may be taken over. Takeover itself
 // is serialised by a second mkdir (`<lock>.takeover`) so two contenders never both break a lock.
 // Before activating, a holder calls `assertHeld()`: a stalled holder whose lock was taken over
@@ -48,7 +50,10 @@ export async function acquireLock(
     startedAt: new Date().toISOString(),
   };
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (await tryCreate(lockPath, owner)) return held(lockPath, owner, heartbeatMs);
+    if (await tryCreate(lockPath, owner)) {
+      await sweepLeftovers(lockPath);
+      return held(lockPath, label, owner, { heartbeatMs, staleMs });
+    }
     const current = await readOwner(lockPath);
     if (!(await isStale(lockPath, current, staleMs))) {
       throw createError('STORE_BUSY', { store: label, job: current?.job, pid: current?.pid });
@@ -68,14 +73,33 @@ export async function readOwner(lockPath: string): Promise<LockOwner | undefined
 }
 
 async function tryCreate(lockPath: string, owner: LockOwner): Promise<boolean> {
+  const prepared = `${lockPath}.new-${owner.pid}-${owner.nonce}`;
+  await mkdir(prepared);
   try {
-    await mkdir(lockPath);
+    await writeFile(join(prepared, 'owner.json'), JSON.stringify(owner));
+    await rename(prepared, lockPath);
+    return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return false; // held by someone else
     throw err;
+  } finally {
+    await rm(prepared, { recursive: true, force: true }); // gone already after the rename
   }
-  await writeFile(join(lockPath, 'owner.json'), JSON.stringify(owner));
-  return true;
+}
+
+/** Remove what crashed processes left next to the lock: prepared locks and takeover graves. */
+async function sweepLeftovers(lockPath: string): Promise<void> {
+  const base = basename(lockPath);
+  const names = await readdir(dirname(lockPath)).catch(() => [] as string[]);
+  for (const name of names) {
+    const prepared = name.startsWith(`${base}.new-`) ? /^\.new-(\d+)-/.exec(name.slice(base.length)) : null;
+    const grave = name.startsWith(`${base}.stale-`);
+    // A prepared lock of a live process is about to be renamed into place (or removed).
+    if (grave || (prepared && !processAlive(Number(prepared[1])))) {
+      await rm(join(dirname(lockPath), name), { recursive: true, force: true });
+    }
+  }
 }
 
 function processAlive(pid: number): boolean {
@@ -95,7 +119,7 @@ async function isStale(lockPath: string, owner: LockOwner | undefined, staleMs: 
     return true; // vanished: retry creation
   }
   if (owner && owner.host === hostname() && !processAlive(owner.pid)) return true;
-  // owner.json may be missing for a moment right after mkdir; only the heartbeat age decides then.
+  // A lock without owner.json (left by an older version) is judged by its heartbeat age alone.
   return Date.now() - mtime > staleMs;
 }
 
@@ -114,19 +138,35 @@ async function takeOver(lockPath: string, seen: LockOwner | undefined, staleMs: 
     return;
   }
   try {
+    // Re-check under the guard: only break the lock we judged stale, and only if it still exists
+    // (a lock that vanished was released: breaking "it" would break whoever created the next one).
     const now = await readOwner(lockPath);
-    // Re-check under the guard: only break the lock we judged stale.
-    if (now?.nonce === seen?.nonce && (await isStale(lockPath, now, staleMs))) {
-      const grave = `${lockPath}.stale-${randomBytes(4).toString('hex')}`;
-      await rename(lockPath, grave).catch(() => {});
-      await rm(grave, { recursive: true, force: true });
+    if (now?.nonce !== seen?.nonce) return;
+    let mtime: number;
+    try {
+      mtime = (await stat(lockPath)).mtimeMs;
+    } catch {
+      return;
     }
+    const dead = now !== undefined && now.host === hostname() && !processAlive(now.pid);
+    if (!dead && Date.now() - mtime <= staleMs) return;
+    // The directory just judged must still be `now`'s: if it was released and re-created
+    // meanwhile, the new lock is not ours to break.
+    if ((await readOwner(lockPath))?.nonce !== now?.nonce) return;
+    const grave = `${lockPath}.stale-${randomBytes(4).toString('hex')}`;
+    await rename(lockPath, grave).catch(() => {});
+    await rm(grave, { recursive: true, force: true });
   } finally {
     await rm(guard, { recursive: true, force: true });
   }
 }
 
-function held(lockPath: string, owner: LockOwner, heartbeatMs: number): StoreLock {
+function held(
+  lockPath: string,
+  label: string,
+  owner: LockOwner,
+  { heartbeatMs, staleMs }: { heartbeatMs: number; staleMs: number },
+): StoreLock {
   let released = false;
   const timer = setInterval(() => {
     const t = new Date();
@@ -138,11 +178,8 @@ function held(lockPath: string, owner: LockOwner, heartbeatMs: number): StoreLoc
     async assertHeld() {
       const now = await readOwner(lockPath);
       if (released || now?.nonce !== owner.nonce) {
-        throw createError('STORE_BUSY', {
-          store: lockPath,
-          job: 'lost lock: another job took over',
-          pid: now?.pid,
-        });
+        // Still STORE_BUSY (callers such as the watcher retry on it), but saying what happened.
+        throw createError('STORE_BUSY', { store: label, pid: now?.pid, lost: true, staleMs });
       }
     },
     async release() {
@@ -150,7 +187,16 @@ function held(lockPath: string, owner: LockOwner, heartbeatMs: number): StoreLoc
       released = true;
       clearInterval(timer);
       const now = await readOwner(lockPath);
-      if (now?.nonce === owner.nonce) await rm(lockPath, { recursive: true, force: true });
+      if (now?.nonce !== owner.nonce) return;
+      // Out of the way in one step: removed in place, the directory would be empty for a moment,
+      // and a contender's rename onto an empty directory succeeds (its lock would then be deleted).
+      const grave = `${lockPath}.stale-${randomBytes(4).toString('hex')}`;
+      try {
+        await rename(lockPath, grave);
+      } catch {
+        return; // broken meanwhile (we had stalled): nothing of ours to remove
+      }
+      await rm(grave, { recursive: true, force: true });
     },
   };
 }

@@ -12,7 +12,8 @@ export interface EmbedPort {
 
 export interface PipelinePorts {
   scan(source: SourceRecord, previous: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<Review>;
-  extract(path: string, format: string, signal?: AbortSignal): Promise<ExtractedDoc>;
+  /** `expectSha256`: the scanned hash; a file that changed since the scan is skipped (read-error). */
+  extract(path: string, format: string, signal?: AbortSignal, expectSha256?: string): Promise<ExtractedDoc>;
   chunk(doc: ExtractedDoc, params: ChunkParams): Chunk[];
   /** Opens the store's embedding model; refuses a changed file or another dimension before embedding. */
   openEmbedder(fingerprint: ModelFingerprint, modelId: string): Promise<EmbedPort>;

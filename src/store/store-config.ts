@@ -1,7 +1,8 @@
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import { createError } from '../errors.js';
-import { atomicWrite } from '../storage/atomic-write.js';
-import type { FsEnv } from '../storage/fs-env.js';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createError, isKorttyError } from '../errors.js';
+import { atomicWrite, errReason } from '../storage/atomic-write.js';
+import { type FsEnv, nodeFsEnv } from '../storage/fs-env.js';
 import { korttyHome, storeConfigPath, storeDir, storesDir } from '../storage/paths.js';
 import type { StoreConfig } from './store-types.js';
 
@@ -34,15 +35,34 @@ export async function loadStore(id: string, home = korttyHome()): Promise<StoreC
   }
 }
 
-export async function saveStore(cfg: StoreConfig, home = korttyHome(), env?: FsEnv): Promise<void> {
-  await mkdir(storeDir(cfg.id, home), { recursive: true });
-  const bytes = Buffer.from(`${JSON.stringify(cfg, null, 2)}\n`);
-  await atomicWrite(storeConfigPath(cfg.id, home), bytes, {
-    env,
-    verify: (b) => {
-      JSON.parse(b.toString('utf8'));
-    },
-  });
+export async function saveStore(
+  cfg: StoreConfig,
+  home = korttyHome(),
+  env: FsEnv = nodeFsEnv,
+): Promise<void> {
+  const path = storeConfigPath(cfg.id, home);
+  try {
+    // A new directory's entry is durable only once its parent is fsynced; without that a power
+    // cut could lose a store (and its first snapshot) that was reported created (STORAGE.md).
+    const dir = storeDir(cfg.id, home);
+    const missing: string[] = [];
+    for (let d = dir; d !== dirname(d) && !(await env.exists(d)); d = dirname(d)) missing.push(d);
+    if (missing.length > 0) {
+      await env.mkdir(dir);
+      for (const d of missing.reverse()) await env.syncDir(dirname(d));
+    }
+    const bytes = Buffer.from(`${JSON.stringify(cfg, null, 2)}\n`);
+    await atomicWrite(path, bytes, {
+      env,
+      verify: (b) => {
+        JSON.parse(b.toString('utf8'));
+      },
+    });
+  } catch (err) {
+    // Node's errors for writes and fsyncs on a descriptor do not name the file.
+    if (isKorttyError(err)) throw err;
+    throw createError('IO_FAILED', { path, op: 'write store.json', reason: errReason(err) }, err);
+  }
 }
 
 export async function listStoreIds(home = korttyHome()): Promise<string[]> {

@@ -1,0 +1,103 @@
+// `npm run test:reliability`: the long reliability and security suite (issue 8). Runs every part,
+// prints one table (test, trials, failures, worst time) and exits non-zero on any failure.
+//
+// Scale: KORTTY_REL_SCALE=full (default here) or fast. Single knobs override either:
+//   KORTTY_REL_KILLS_PER_LABEL (100), KORTTY_REL_RANDOM_KILLS (1000), KORTTY_REL_LABEL_EDIT_SHARE
+//   (0.25), KORTTY_REL_RANDOM_EDIT_SHARE (0.2), KORTTY_REL_LANES; KORTTY_REL_LOCK_SECONDS (60),
+//   KORTTY_REL_LOCK_KILLS (100), KORTTY_REL_LOCK_STALLS (10), KORTTY_REL_LOCK_CONTENDERS (2 per
+//   core); KORTTY_REL_PDF_SEEDS (200), KORTTY_REL_BIG_DIR (100000), KORTTY_REL_DEPTH (1000);
+//   KORTTY_REL_IO_ERRNOS (3: all three errnos at every call); KORTTY_REL_INJECTION_FORMS (3);
+//   KORTTY_REL_POWER_SAMPLE (0: every prefix). KORTTY_REL_ONLY=kill,power,io,hostile,lock,injection
+//   runs a subset.
+
+import { rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { usableCores } from '../../src/util/cores.js';
+import { formatMs, formatTable, knob, scaleFromEnv, type SuiteRow } from './common.js';
+import { removeFixtures } from './store-fixture.js';
+
+const scale = scaleFromEnv('full');
+const only = new Set((process.env.KORTTY_REL_ONLY ?? 'kill,power,io,hostile,lock,injection').split(','));
+const base = join(tmpdir(), `kortty-rel-${process.pid}`);
+process.env.KORTTY_HOME = join(base, 'default-home'); // every suite passes its own homes; this catches strays
+const started = performance.now();
+const log = (line: string) =>
+  process.stderr.write(`[${formatMs(performance.now() - started).padStart(8)}] ${line}\n`);
+
+const rows: SuiteRow[] = [];
+async function part(name: string, fn: () => Promise<SuiteRow[]>) {
+  if (!only.has(name)) return;
+  const t0 = performance.now();
+  log(`${name}: start`);
+  try {
+    rows.push(...(await fn()));
+  } catch (err) {
+    rows.push({
+      test: `${name}: harness error`,
+      trials: 1,
+      failures: 1,
+      worstMs: performance.now() - t0,
+      errors: [(err as Error)?.stack ?? String(err)],
+      notes: [],
+    });
+  }
+  log(`${name}: done in ${formatMs(performance.now() - t0)}`);
+}
+
+await part('power', async () => {
+  const { runPowerSuite } = await import('./power-suite.js');
+  return runPowerSuite({ log, sample: knob('POWER_SAMPLE', scale, 0, 0) });
+});
+await part('io', async () => {
+  const { runIoErrorSuite } = await import('./io-suite.js');
+  return runIoErrorSuite({ log, errnos: knob('IO_ERRNOS', scale, 3, 3) });
+});
+await part('injection', async () => {
+  const { runInjectionSuite } = await import('./injection-suite.js');
+  return runInjectionSuite({ log, extraPerDoc: knob('INJECTION_FORMS', scale, 1, 3) });
+});
+await part('lock', async () => {
+  const { runLockSuite } = await import('./lock-suite.js');
+  return runLockSuite({
+    log,
+    seconds: knob('LOCK_SECONDS', scale, 8, 60),
+    kills: knob('LOCK_KILLS', scale, 10, 100),
+    stalls: knob('LOCK_STALLS', scale, 2, 10),
+    contenders: knob('LOCK_CONTENDERS', scale, 2 * usableCores(), 2 * usableCores()),
+  });
+});
+await part('hostile', async () => {
+  const { runHostileSuite } = await import('./hostile-suite.js');
+  return runHostileSuite({
+    log,
+    pdfSeeds: knob('PDF_SEEDS', scale, 24, 200),
+    bigDirEntries: knob('BIG_DIR', scale, 6000, 100_000),
+    depth: knob('DEPTH', scale, 1000, 1000),
+  });
+});
+await part('kill', async () => {
+  const { runKillSuite } = await import('./kill-suite.js');
+  return runKillSuite({
+    log,
+    perLabel: knob('KILLS_PER_LABEL', scale, 2, 100),
+    random: knob('RANDOM_KILLS', scale, 10, 1000),
+    labelEditShare: knob('LABEL_EDIT_SHARE', scale, 0, 0.25),
+    randomEditShare: knob('RANDOM_EDIT_SHARE', scale, 0.25, 0.2),
+    lanes: knob('LANES', scale, 2, Math.max(2, Math.min(4, availableParallelism() + 1))),
+  });
+});
+
+const failures = rows.reduce((n, r) => n + r.failures, 0);
+process.stdout.write(
+  `\nReliability suite (${scale} scale), ${formatMs(performance.now() - started)} in all\n\n`,
+);
+process.stdout.write(`${formatTable(rows)}\n`);
+const notes = rows.flatMap((r) => r.notes.filter(Boolean).map((n) => `- ${r.test}: ${n}`));
+if (notes.length > 0) process.stdout.write(`\nNotes\n${notes.join('\n')}\n`);
+const errs = rows.flatMap((r) => r.errors.map((e) => `- ${r.test}: ${e}`));
+if (errs.length > 0) process.stdout.write(`\nFailures (first of each test)\n${errs.join('\n')}\n`);
+process.stdout.write(`\n${failures === 0 ? 'PASS' : `FAIL: ${failures} failure(s)`}\n`);
+await removeFixtures();
+await rm(base, { recursive: true, force: true }).catch(() => {});
+process.exit(failures === 0 ? 0 : 1);
