@@ -9,9 +9,11 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   models: () => import('./commands/models.js'),
   status: () => import('./commands/status.js'),
   search: () => import('./commands/search.js'),
+  tui: () => import('./commands/tui.js'),
   ask: () => import('./commands/ask.js'),
   runs: () => import('./commands/runs.js'),
   profile: () => import('./commands/profile.js'),
+  watch: () => import('./commands/watch.js'),
 };
 
 export const HELP = `kortty-rag: local knowledge stores for terminal AI actions
@@ -28,6 +30,7 @@ usage: kortty-rag [command] [options]
   runs [--last N]                                  recent AI actions, their excerpts, stale citations
   profile add|list|role                            AI profiles and role assignments
   status [--format plain|tmux|json]               one line for a status bar
+  watch [--reconcile-seconds N] [--if-not-running]  keep automatic sources in sync
 
 Every command takes --json; run a command without arguments for its usage.
 Data lives in $KORTTY_HOME/rag (default ~/.kortty/rag).

@@ -1,0 +1,72 @@
+import { parseArgs } from 'node:util';
+import { korttyHome } from '../../storage/paths.js';
+import { loadKeymap, loadTheme, readTuiConfig } from '../../tui/config-files.js';
+import type { CliIO } from '../io.js';
+
+const USAGE = `usage: kortty-rag [tui] [--keymap NAME|PATH] [--theme NAME|PATH]
+
+Opens the knowledge-stores manager. Keymaps: default, vim, emacs; themes: dark, light,
+high-contrast; or a JSON file. Files in $KORTTY_HOME/rag/keymaps/ and rag/themes/ override the
+shipped ones of the same name; $KORTTY_HOME/rag/config.json may set {"tui": {"keymap", "theme"}}.
+Press ? inside for the keys.`;
+
+export async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    allowPositionals: false,
+    options: {
+      keymap: { type: 'string' },
+      theme: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      'ensure-default-store': { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (!io.stdout.isTTY || !io.stdin.isTTY) {
+    io.stderr.write(
+      'kortty-rag tui: needs an interactive terminal (stdin and stdout must be a TTY); the other commands work in scripts\n',
+    );
+    return 2;
+  }
+  const home = korttyHome(io.env);
+  if (values['ensure-default-store']) await ensureDefaultStore(home, io);
+  const cfg = readTuiConfig(home);
+  // Both are validated before the screen is taken over, so a bad file is reported on a normal terminal.
+  const keymap = loadKeymap(values.keymap ?? cfg.keymap ?? 'default', home, io.cwd);
+  const theme = loadTheme(values.theme ?? cfg.theme ?? 'dark', home, io.cwd);
+  const [{ runApp }, { createScreen }, { createServices }, { createLoopStats }] = await Promise.all([
+    import('../../tui/app.js'),
+    import('../../tui/screen.js'),
+    import('../../tui/services.js'),
+    import('../../tui/signal.js'),
+  ]);
+  const code = await runApp({
+    services: createServices(home),
+    keymap,
+    theme,
+    screen: createScreen(),
+    env: io.env,
+    test: io.env.KORTTY_TUI_TEST === '1',
+    loop: createLoopStats(io.env.KORTTY_TUI_LOOP_STATS),
+  });
+  // A loaded embedding model can hold the event loop open; the pane is closed, so leave.
+  setTimeout(() => process.exit(code), 300).unref();
+  return code;
+}
+
+/**
+ * `npm start`: a fresh install opens on a default local store. Its model is the installed default,
+ * else the offline lexical starter (generated here, no network; it matches words, not meaning).
+ */
+async function ensureDefaultStore(home: string, io: CliIO): Promise<void> {
+  const { listStores } = await import('../../store/store-config.js');
+  if ((await listStores(home)).length > 0) return;
+  const { defaultStoreModel } = await import('../../store/model-resolve.js');
+  const { createStore } = await import('../../store/engine.js');
+  const modelId = await defaultStoreModel(home);
+  io.stderr.write(`creating the default local store "Local" (model ${modelId})…\n`);
+  await createStore({ name: 'Local', modelId, roles: ['text'] }, home);
+}

@@ -1,0 +1,45 @@
+// Semantic roles: widgets name what a piece of text IS; a theme (themes/*.json) says how it looks.
+
+export const ROLES = [
+  'default',
+  'title',
+  'tabActive',
+  'tabInactive',
+  'activeBorder',
+  'inactiveBorder',
+  'dialogBorder',
+  'paneTitle',
+  'header',
+  'selectedLineBg',
+  'selectedLineInactive',
+  'dimmed',
+  'hidden',
+  'symlink',
+  'directory',
+  'marked',
+  'key',
+  'description',
+  'disabled',
+  'statusOk',
+  'statusInfo',
+  'statusWarning',
+  'statusError',
+  'statusBusy',
+  'progressBar',
+  'progressTrack',
+  'inputField',
+  'inputCursor',
+  'focusMarker',
+  'button',
+  'buttonFocused',
+  'sectionHeading',
+  'marker',
+  'path',
+  'score',
+  'stale',
+  'code',
+] as const;
+
+export type Role = (typeof ROLES)[number];
+
+export const isRole = (s: string): s is Role => (ROLES as readonly string[]).includes(s);

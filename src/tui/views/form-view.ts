@@ -1,0 +1,163 @@
+import { type Field, type Form, isVisible } from '../forms.js';
+import type { AddSourceDialog, CreateDialog, OptionsDialog, RolesDialog } from '../state.js';
+import { type Frame, type Line, seg } from '../styled.js';
+import { fitText, strWidth, truncateLeft } from '../text.js';
+import { wrapped } from './common.js';
+import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
+import type { ViewContext } from './view-context.js';
+
+// Forms: one line per visible field, the focused one marked; disabled buttons say why.
+
+const LABEL = 18;
+
+export function formLines(
+  form: Form,
+  width: number,
+  disabled: Record<string, string | undefined> = {},
+): Line[] {
+  const out: Line[] = [];
+  for (const f of form.fields) {
+    if (!isVisible(form, f)) continue;
+    const isFocus = f.id === form.focus;
+    const mark = seg(isFocus ? '›' : ' ', 'focusMarker');
+    const indent = f.section ? '  ' : '';
+    out.push(fieldLine(f, isFocus, mark, indent, width, disabled[f.id]));
+    if (isFocus && 'hint' in f && f.hint) out.push(...wrapped(f.hint, width, 'dimmed', `  ${indent}`));
+  }
+  if (form.error) out.push({ segs: [] }, ...wrapped(form.error, width, 'statusError', ' '));
+  return out;
+}
+
+function fieldLine(
+  f: Field,
+  isFocus: boolean,
+  mark: ReturnType<typeof seg>,
+  indent: string,
+  width: number,
+  why?: string,
+): Line {
+  switch (f.kind) {
+    case 'text': {
+      const label = fitText(`${indent}${f.label}`, LABEL);
+      const boxW = Math.max(6, width - LABEL - 4);
+      const shown = f.value === '' && !isFocus ? (f.placeholder ?? '') : f.value;
+      const text = truncateLeft(shown, boxW - 1);
+      return {
+        segs: [
+          mark,
+          seg(`${label} `),
+          seg(text, f.value === '' && !isFocus ? 'dimmed' : 'inputField'),
+          ...(isFocus ? [seg(' ', 'inputCursor')] : []),
+          seg(' '.repeat(Math.max(0, boxW - strWidth(text) - (isFocus ? 1 : 0))), 'inputField'),
+        ],
+      };
+    }
+    case 'check':
+      return {
+        segs: [
+          mark,
+          seg(`${indent}[${f.value ? 'x' : ' '}] `, isFocus ? 'focusMarker' : undefined),
+          seg(f.label),
+        ],
+      };
+    case 'choice': {
+      const opt = f.options.find((o) => o.value === f.value);
+      return {
+        segs: [
+          mark,
+          seg(`${fitText(`${indent}${f.label}`, LABEL)} `),
+          seg(
+            `‹ ${opt?.label ?? (f.options.length === 0 ? 'none available' : f.value)} ›`,
+            isFocus ? 'inputField' : undefined,
+          ),
+        ],
+      };
+    }
+    case 'section':
+      return {
+        segs: [
+          mark,
+          seg(`${f.open ? '▾' : '▸'} ${f.label}`, 'sectionHeading'),
+          seg(f.open ? '' : '  (collapsed)', 'dimmed'),
+        ],
+      };
+    case 'button':
+      return {
+        segs: [
+          mark,
+          seg(`${indent}[ ${f.label} ]`, why ? 'disabled' : isFocus ? 'buttonFocused' : 'button'),
+          seg(why ? `  ${why}` : '', 'disabled'),
+        ],
+      };
+    case 'note':
+      return { segs: [seg(' '), seg(`${indent}${f.text}`, f.tone ?? 'dimmed')] };
+  }
+}
+
+function formDialog(
+  v: ViewContext,
+  title: string,
+  form: Form,
+  pre: Line[],
+  disabled: Record<string, string | undefined>,
+  prefW = 76,
+): Frame {
+  const w = dialogWidth(v.state.size, prefW) - 2;
+  const body = [...pre, ...formLines(form, w, disabled)];
+  const footer = keyFooter([
+    [`${v.key('form.next')}/${v.key('form.prev')}`, 'move'],
+    [v.key('form.toggle'), 'toggle'],
+    [v.key('form.activate'), 'press'],
+    [v.key('universal.back'), 'close'],
+  ]);
+  return dialogBox(v.state.size, title, [{ segs: [] }, ...body, { segs: [] }], prefW, footer);
+}
+
+export function createView(
+  d: CreateDialog,
+  v: ViewContext,
+  disabled: Record<string, string | undefined>,
+): Frame {
+  return formDialog(v, 'Create knowledge store', d.form, [], disabled);
+}
+
+export function addSourceView(
+  d: AddSourceDialog,
+  v: ViewContext,
+  disabled: Record<string, string | undefined>,
+): Frame {
+  const w = dialogWidth(v.state.size, 76) - 4;
+  const what =
+    d.inputs.length === 1
+      ? `${d.inputs[0]!.kind === 'folder' ? 'Folder' : 'File'}`
+      : `${d.inputs.length} files`;
+  const pre: Line[] = d.inputs
+    .slice(0, 4)
+    .map((i) => ({ segs: [seg('  '), seg(truncateLeft(i.path, w), 'path')] }));
+  if (d.inputs.length > 4) pre.push({ segs: [seg(`  … and ${d.inputs.length - 4} more`, 'dimmed')] });
+  pre.push({ segs: [] });
+  return formDialog(v, `Add ${what.toLowerCase()} to "${d.storeName}"`, d.form, pre, disabled);
+}
+
+export function optionsView(
+  d: OptionsDialog,
+  v: ViewContext,
+  disabled: Record<string, string | undefined>,
+): Frame {
+  const w = dialogWidth(v.state.size, 76) - 4;
+  return formDialog(
+    v,
+    'Source options',
+    d.form,
+    [{ segs: [seg('  '), seg(truncateLeft(d.path, w), 'path')] }, { segs: [] }],
+    disabled,
+  );
+}
+
+export function rolesView(
+  d: RolesDialog,
+  v: ViewContext,
+  disabled: Record<string, string | undefined>,
+): Frame {
+  return formDialog(v, `Roles · ${d.storeName}`, d.form, [], disabled, 70);
+}
