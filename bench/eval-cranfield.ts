@@ -10,6 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STARTER_MODEL_ID } from '../src/embed/starter-model.js';
 import { fuseRankings, RRF_K } from '../src/retrieve/fuse.js';
+import { defaultFusionFor } from '../src/retrieve/fusion-defaults.js';
 import { mean } from '../src/retrieve/metrics.js';
 import { createSearchDeps, type SearchMode, search } from '../src/retrieve/search.js';
 import { korttyHome, modelsDir, ragDir } from '../src/storage/paths.js';
@@ -117,7 +118,7 @@ async function main() {
     // the fusion sweep below re-fuses those lists offline, so this is what makes the sweep faithful.
     let mismatches = 0;
     for (const r of runs) {
-      const again = fuseRankings(r.keys).map((f) => f.key);
+      const again = fuseRankings(r.keys, defaultFusionFor(MODEL_ID)).map((f) => f.key);
       if (JSON.stringify(again) !== JSON.stringify(r.hybridKeys)) mismatches++;
     }
 

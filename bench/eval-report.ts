@@ -241,7 +241,7 @@ export function renderReport(x: {
     '',
     qualityTable(x.rows, x.judged14),
     '',
-    '#### Hybrid (current defaults: RRF k = 60, weights 1 : 1) against lexical, per query',
+    '#### Hybrid (search() defaults for this model, src/retrieve/fusion-defaults.ts) against lexical, per query',
     '',
     diffTable(mode('lexical'), mode('hybrid'), x.judged13, x.judged14),
     '',
