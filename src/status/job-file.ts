@@ -2,6 +2,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { korttyHome, storeDir, storesDir } from '../storage/paths.js';
 import type { JobProgress } from '../store/store-types.js';
+import { pidAlive } from '../util/pid-alive.js';
 
 // A running job publishes its progress in its store directory (job.json); `kortty-rag status`
 // reads these without taking any lock, so it never blocks on a running job. Writes are
@@ -57,13 +58,4 @@ export async function readJobFiles(home = korttyHome()): Promise<JobFile[]> {
     }),
   );
   return out.sort((a, b) => a.storeName.localeCompare(b.storeName));
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { createError } from '../errors.js';
+import { pidAlive } from '../util/pid-alive.js';
 import { type FsEnv, nodeFsEnv } from './fs-env.js';
 import { TEMP_PREFIX, tempPathFor } from './paths.js';
+
+export { pidAlive };
 
 export interface AtomicWriteOptions {
   env?: FsEnv;
@@ -76,16 +79,6 @@ export function tempNonce(pid: number = process.pid): string {
 export function tempOwnerPid(name: string): number | undefined {
   const m = /\.(\d+)-[0-9a-f]+$/.exec(name);
   return m ? Number(m[1]) : undefined;
-}
-
-/** Whether a process with this pid exists (EPERM means it does, owned by someone else). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'n
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { createError } from '../errors.js';
+import { pidAlive } from '../util/pid-alive.js';
 
 // One job per store across processes. The lock is a directory holding owner.json, built under a
 // private name and renamed into place (rename onto an existing lock fails), so a lock never
@@ -96,18 +97,9 @@ async function sweepLeftovers(lockPath: string): Promise<void> {
     const prepared = name.startsWith(`${base}.new-`) ? /^\.new-(\d+)-/.exec(name.slice(base.length)) : null;
     const grave = name.startsWith(`${base}.stale-`);
     // A prepared lock of a live process is about to be renamed into place (or removed).
-    if (grave || (prepared && !processAlive(Number(prepared[1])))) {
+    if (grave || (prepared && !pidAlive(Number(prepared[1])))) {
       await rm(join(dirname(lockPath), name), { recursive: true, force: true });
     }
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -118,7 +110,7 @@ async function isStale(lockPath: string, owner: LockOwner | undefined, staleMs: 
   } catch {
     return true; // vanished: retry creation
   }
-  if (owner && owner.host === hostname() && !processAlive(owner.pid)) return true;
+  if (owner && owner.host === hostname() && !pidAlive(owner.pid)) return true;
   // A lock without owner.json (left by an older version) is judged by its heartbeat age alone.
   return Date.now() - mtime > staleMs;
 }
@@ -148,7 +140,7 @@ async function takeOver(lockPath: string, seen: LockOwner | undefined, staleMs: 
     } catch {
       return;
     }
-    const dead = now !== undefined && now.host === hostname() && !processAlive(now.pid);
+    const dead = now !== undefined && now.host === hostname() && !pidAlive(now.pid);
     if (!dead && Date.now() - mtime <= staleMs) return;
     // The directory just judged must still be `now`'s: if it was released and re-created
     // meanwhile, the new lock is not ours to break.
