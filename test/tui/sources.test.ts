@@ -84,7 +84,11 @@ test('Update now after edits, disable/enable, remove the source, delete the stor
 
 test('Add files (marked in the browser), per-source options and store roles are saved', async (t) => {
   const { home } = await homeWithStore({ 'a.md': prose('apples', 10, 1) });
-  const loose = await sourceTree({ 'one.md': prose('one', 10, 2), 'two.txt': prose('two', 10, 3), 'three.md': 'x' });
+  const loose = await sourceTree({
+    'one.md': prose('one', 10, 2),
+    'two.txt': prose('two', 10, 3),
+    'three.md': 'x',
+  });
   const tui = await startTui({ home });
   try {
     await tui.press('stores.open');

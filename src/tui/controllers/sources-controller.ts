@@ -200,5 +200,5 @@ export async function saveOptions(ctx: Ctx, d: OptionsDialog) {
   if (!ok) return;
   ctx.pop(d);
   await ctx.refresh();
-  ctx.notify(`Saved the options of ${d.path}; they apply at the next Update now.`, 'ok');
+  ctx.notify('Options saved: they apply at the next Update now.', 'ok');
 }

@@ -130,7 +130,7 @@ export async function saveRoles(
   ctx.pop();
   await ctx.refresh();
   ctx.notify(
-    `Store "${d.storeName}": roles ${roles.join(', ') || 'none'}, autonomous workflows ${checked(d.form, 'autonomous') ? 'on' : 'off'}.`,
+    `Store "${d.storeName}": roles ${[...roles].sort().join(', ') || 'none'}, autonomous workflows ${checked(d.form, 'autonomous') ? 'on' : 'off'}.`,
     'ok',
   );
 }
