@@ -420,7 +420,20 @@ test.serial(
         'the watcher to release its lock',
         20_000,
       );
-      t.throws(() => process.kill(owner.pid, 0));
+      // The lock goes first; the process exits (and is reaped) a moment later.
+      const gone = await waitFor(
+        () => {
+          try {
+            process.kill(owner.pid, 0);
+            return undefined;
+          } catch {
+            return true;
+          }
+        },
+        'the watcher process to exit',
+        10_000,
+      );
+      t.true(gone);
     } finally {
       if (!killed) await s.kill();
     }
