@@ -1,28 +1,51 @@
-import { parseArgs } from 'node:util';
 import { runAction } from '../../ai/ask.js';
 import { formatSourceRef } from '../../ai/citations.js';
 import { parseActionKind } from '../../ai/policy.js';
 import { createSearchDeps } from '../../retrieve/search.js';
-import type { CliIO } from '../io.js';
-import { interruptSignal } from './store.js';
+import { sanitizeLine } from '../../util/terminal-text.js';
+import { type CommandContext, defineCommand, usageError } from '../command.js';
+import { createInterrupt } from '../interrupt.js';
 
-const USAGE = `usage: kortty-rag ask [--action ask|explain|fix|summarize|translate|command|…] [--profile P] [--stdin | --file F] [PROMPT]
-The selection comes from stdin (--stdin) or a file (--file), never from the command line, so terminal
-text never passes through a shell. The answer streams to stdout, then the cited sources.`;
+const options = {
+  action: {
+    type: 'string',
+    value: 'ACTION',
+    help: 'ask, explain, fix, summarize, translate, command, …',
+    default: 'ask',
+    check: (v: string) => {
+      try {
+        parseActionKind(v);
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
+  },
+  profile: {
+    type: 'string',
+    value: 'NAME',
+    help: "AI profile (default: the one assigned to the action's role)",
+  },
+  stdin: { type: 'boolean', help: 'read the terminal selection from stdin' },
+  file: { type: 'string', value: 'FILE', help: 'read the terminal selection from FILE' },
+} as const;
+
+export const definition = defineCommand({
+  name: 'ask',
+  summary: 'AI action with retrieval; streams the answer',
+  positionals: [{ name: 'PROMPT', variadic: true, optional: true }],
+  options,
+  notes: `The selection comes from stdin (--stdin) or a file (--file), never from the command line, so
+terminal text never passes through a shell. The answer streams to stdout (control characters shown,
+never acted on), then the cited sources.
+
+Exit status: 0 done, 1 failed, 2 usage, 3 answer rejected by the citation check (raw answer shown),
+130 cancelled.`,
+  run: runAsk,
+});
 
 // Exit codes: 0 ok, 3 answer rejected by the citation check (raw answer shown), 1 other failure.
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      action: { type: 'string', default: 'ask' },
-      profile: { type: 'string' },
-      stdin: { type: 'boolean' },
-      file: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  });
+async function runAsk({ values, positionals, io, json }: CommandContext<typeof options>): Promise<number> {
   const action = parseActionKind(values.action!);
   let selection: string | undefined;
   if (values.file) {
@@ -32,22 +55,24 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     selection = await readAll(io.stdin);
   }
   const prompt = positionals.join(' ') || undefined;
-  if (!prompt && !selection?.trim()) {
-    io.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  if (!prompt && !selection?.trim()) throw usageError('nothing to ask: give a PROMPT, --stdin or --file');
   const deps = createSearchDeps();
+  const interrupt = createInterrupt();
   try {
     const res = await runAction({
       action,
       prompt,
       selection,
       profile: values.profile,
-      signal: interruptSignal(),
+      signal: interrupt.signal,
       searchDeps: deps,
-      onToken: values.json ? undefined : (t) => io.stdout.write(t),
+      onToken: json ? undefined : (t) => io.stdout.write(t),
     });
-    if (values.json) {
+    if (interrupt.signal.aborted) {
+      io.stderr.write('\ncancelled\n');
+      return 130;
+    }
+    if (json) {
       io.stdout.write(
         `${JSON.stringify({ ...res, excerpts: res.excerpts.map(({ text: _t, ...e }) => e) }, null, 2)}\n`,
       );
@@ -56,7 +81,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       const cited = res.excerpts.filter((e) => res.cited.includes(e.marker));
       if (cited.length > 0) {
         io.stdout.write('\nSources:\n');
-        for (const e of cited) io.stdout.write(`  [${e.marker}] ${formatSourceRef(e)}\n`);
+        for (const e of cited) io.stdout.write(`  [${e.marker}] ${sanitizeLine(formatSourceRef(e))}\n`);
       } else if (res.excerpts.length > 0 && !res.error) {
         io.stdout.write(`\n(${res.excerpts.length} excerpt(s) were provided; the answer cites none)\n`);
       }
@@ -69,6 +94,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     return 0;
   } finally {
+    interrupt.dispose();
     await deps.close();
   }
 }

@@ -1,37 +1,41 @@
-import { parseArgs } from 'node:util';
-import { createError } from '../../errors.js';
 import { formatLocation } from '../../retrieve/block.js';
 import { createSearchDeps, type SearchMode, search } from '../../retrieve/search.js';
 import { findStore, listStores } from '../../store/engine.js';
-import type { CliIO } from '../io.js';
+import { sanitizeLine } from '../../util/terminal-text.js';
+import { wholeNumber } from '../args.js';
+import { type CommandContext, defineCommand, usageError } from '../command.js';
 
-const USAGE = `usage: kortty-rag search [--store S]... [--mode hybrid|vector|lexical] [--context-window N] [--json] QUERY
-Test search: retrieval only, no chat model. Prints the exact <retrieved_context> block a model would get,
-then each excerpt's vector rank, lexical rank and fused score.`;
+const options = {
+  store: { type: 'string', multiple: true, value: 'NAME', help: 'search this store (default: every store)' },
+  mode: {
+    type: 'string',
+    value: 'MODE',
+    help: 'ranking',
+    choices: ['hybrid', 'vector', 'lexical'],
+    default: 'hybrid',
+  },
+  'context-window': {
+    type: 'string',
+    value: 'N',
+    help: "the target model's context window in tokens (bounds the excerpts)",
+    check: wholeNumber(1),
+  },
+} as const;
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      store: { type: 'string', multiple: true },
-      mode: { type: 'string', default: 'hybrid' },
-      'context-window': { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  });
+export const definition = defineCommand({
+  name: 'search',
+  summary: 'Test search: the exact block a model would get',
+  positionals: [{ name: 'QUERY', variadic: true }],
+  options,
+  notes: `Retrieval only, no chat model. Prints the block a model would get, then each excerpt's vector
+rank, lexical rank and fused score.`,
+  run: runSearch,
+});
+
+async function runSearch({ values, positionals, io, json }: CommandContext<typeof options>): Promise<number> {
   const query = positionals.join(' ');
-  if (!query.trim()) {
-    io.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  if (!query.trim()) throw usageError('the QUERY is blank');
   const mode = values.mode as SearchMode;
-  if (!['hybrid', 'vector', 'lexical'].includes(mode)) {
-    throw createError('INVALID_ARGUMENT', {
-      name: '--mode',
-      reason: `"${values.mode}" is not hybrid, vector or lexical`,
-    });
-  }
   const stores = values.store ? await Promise.all(values.store.map((s) => findStore(s))) : await listStores();
   const deps = createSearchDeps();
   try {
@@ -44,7 +48,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       },
       deps,
     );
-    if (values.json) {
+    if (json) {
       io.stdout.write(
         `${JSON.stringify({ block: res.block, excerpts: res.excerpts, timings: res.timings }, null, 2)}\n`,
       );
@@ -58,7 +62,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     for (const e of res.excerpts) {
       const loc = formatLocation(e);
       io.stdout.write(
-        `[${e.marker}] ${e.path}${loc ? ` (${loc})` : ''}  vector #${e.vectorRank ?? '-'}${e.vectorScore !== undefined ? ` ${e.vectorScore.toFixed(3)}` : ''}  lexical #${e.lexicalRank ?? '-'}${e.lexicalScore !== undefined ? ` ${e.lexicalScore.toFixed(2)}` : ''}  fused ${e.fusedScore.toFixed(4)}\n`,
+        `[${e.marker}] ${sanitizeLine(e.path)}${loc ? ` (${loc})` : ''}  vector #${e.vectorRank ?? '-'}${e.vectorScore !== undefined ? ` ${e.vectorScore.toFixed(3)}` : ''}  lexical #${e.lexicalRank ?? '-'}${e.lexicalScore !== undefined ? ` ${e.lexicalScore.toFixed(2)}` : ''}  fused ${e.fusedScore.toFixed(4)}\n`,
       );
     }
     return 0;
