@@ -44,7 +44,6 @@ Exit status: 0 done, 1 failed, 2 usage, 3 answer rejected by the citation check 
   run: runAsk,
 });
 
-// Exit codes: 0 ok, 3 answer rejected by the citation check (raw answer shown), 1 other failure.
 async function runAsk({ values, positionals, io, json }: CommandContext<typeof options>): Promise<number> {
   const action = parseActionKind(values.action!);
   let selection: string | undefined;
