@@ -149,6 +149,7 @@ shows the stack trace of an unexpected error. Exit status: 0 done, 1 failed, 2 u
     '',
     `usage: ${BIN} [COMMAND] [options]`,
     `       ${BIN} [--keymap NAME|FILE] [--theme NAME|FILE]   (the manager)`,
+    `       ${BIN} --version`,
     '',
     'commands:',
     ...twoColumns(rows, 18),

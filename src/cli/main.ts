@@ -49,6 +49,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return 0;
   }
   if (first === 'help') return help(rest, io);
+  if (first === '--version' || first === '-V') {
+    io.stdout.write(`kortty-rag ${await packageVersion()}\n`);
+    return 0;
+  }
   // No command, or options first (`kortty-rag --keymap vim`): the manager.
   if (first === undefined || first.startsWith('-'))
     return runDefinition((await COMMANDS.tui!()).definition, args, io, debug);
@@ -60,6 +64,13 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return 2;
   }
   return runDefinition((await load()).definition, rest, io, debug);
+}
+
+async function packageVersion(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  // dist/src/cli/main.js → the package root.
+  const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8'));
+  return String(pkg.version);
 }
 
 /** `kortty-rag help [COMMAND [SUBCOMMAND]]`. */

@@ -179,6 +179,9 @@ test('top level: --help lists every command; an unknown command is a usage error
   t.regex(bad.err, /^kortty-rag: unknown command "frobnicate"\n\nusage: kortty-rag \[COMMAND\]/);
   const badHelp = await run(['help', 'frobnicate']);
   t.is(badHelp.code, 2);
+  const version = await run(['--version']);
+  t.is(version.code, 0);
+  t.regex(version.out, /^kortty-rag \d+\.\d+\.\d+\n$/);
 });
 
 test('options before any command go to the manager (tui), not "unknown command"', async (t) => {
