@@ -26,9 +26,6 @@ export function processIO(): CliIO {
   };
 }
 
-/** A command's handler (see command.ts). Returns the exit code. */
-export type CommandRun = (argv: string[], io: CliIO) => Promise<number>;
-
 type Out = CliIO['stdout'];
 
 /**
