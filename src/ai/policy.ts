@@ -86,7 +86,10 @@ const named = <S extends Pick<StoreAttachment, 'id' | 'name'>>(stores: readonly 
  * (the server's --store names) when given. Narrowing never widens: a served store without the
  * opt-in stays hidden.
  */
-export function mcpVisibleStores<S extends StoreAttachment>(stores: readonly S[], served?: readonly string[]): S[] {
+export function mcpVisibleStores<S extends StoreAttachment>(
+  stores: readonly S[],
+  served?: readonly string[],
+): S[] {
   const allowed = retrievalStoresFor(MCP_ACTION, stores);
   if (!served || served.length === 0) return allowed;
   const keep = new Set(served.map((ref) => named(stores, ref)?.id).filter((id) => id !== undefined));
@@ -101,7 +104,8 @@ export function mcpStoreAccess<S extends StoreAttachment>(
 ): McpStoreAccess<S> {
   const store = named(stores, ref);
   if (!store) return { ok: false, reason: 'not-found' };
-  if (retrievalStoresFor(MCP_ACTION, [store]).length === 0) return { ok: false, reason: 'not-autonomous', store };
+  if (retrievalStoresFor(MCP_ACTION, [store]).length === 0)
+    return { ok: false, reason: 'not-autonomous', store };
   if (served && served.length > 0 && !served.some((r) => named(stores, r)?.id === store.id))
     return { ok: false, reason: 'not-served', store };
   return { ok: true, store };

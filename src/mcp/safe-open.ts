@@ -87,7 +87,8 @@ export function readInsideRoot(root: string, names: readonly string[], maxBytes:
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return refuse('not a regular file');
-    if (st.size > maxBytes) return refuse(`${st.size} bytes is over the source's per-file limit of ${maxBytes}`);
+    if (st.size > maxBytes)
+      return refuse(`${st.size} bytes is over the source's per-file limit of ${maxBytes}`);
     const expected = names.length === 0 ? realRoot : join(realRoot, ...names);
     const kernelName = procName(fd);
     if (kernelName !== null && kernelName !== expected) return refuse('the path leads outside its source');
@@ -101,7 +102,12 @@ export function readInsideRoot(root: string, names: readonly string[], maxBytes:
     if (problem) return refuse(problem.explanation);
     const decoded = decodeUtf8Text(read);
     if (!decoded.ok) return refuse(decoded.reason);
-    return { ok: true, text: decoded.text, bytes: read.length, sha256: createHash('sha256').update(read).digest('hex') };
+    return {
+      ok: true,
+      text: decoded.text,
+      bytes: read.length,
+      sha256: createHash('sha256').update(read).digest('hex'),
+    };
   } finally {
     try {
       fs.closeSync(fd);

@@ -33,7 +33,10 @@ export async function runMcpServer(opts: McpServerOptions = {}): Promise<void> {
   const protocolOut = takeStdoutForProtocol();
   const home = opts.home ?? korttyHome();
   const deps = createSearchDeps(home);
-  const server = new McpServer({ name: 'kortty-rag', version: packageVersion() }, { instructions: INSTRUCTIONS });
+  const server = new McpServer(
+    { name: 'kortty-rag', version: packageVersion() },
+    { instructions: INSTRUCTIONS },
+  );
   const session = createMcpSession({
     home,
     ...(opts.served?.length ? { served: opts.served } : {}),
@@ -51,7 +54,9 @@ export async function runMcpServer(opts: McpServerOptions = {}): Promise<void> {
     result(await session.searchKnowledge(args)),
   );
   server.registerTool(LIST_TOOL.name, LIST_TOOL.config, async () => result(await session.listStores()));
-  server.registerTool(READ_TOOL.name, READ_TOOL.config, async (args) => result(await session.readExcerpt(args)));
+  server.registerTool(READ_TOOL.name, READ_TOOL.config, async (args) =>
+    result(await session.readExcerpt(args)),
+  );
 
   const transport = new StdioServerTransport(process.stdin, protocolOut);
   const reply = (message: unknown) => {
@@ -61,7 +66,11 @@ export async function runMcpServer(opts: McpServerOptions = {}): Promise<void> {
   transport.onerror = (err) => {
     const e = err as Error & { issues?: unknown };
     if (e instanceof SyntaxError) {
-      reply({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ParseError, message: `Parse error: ${e.message}` } });
+      reply({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ErrorCode.ParseError, message: `Parse error: ${e.message}` },
+      });
     } else if (e?.name === 'ZodError' || Array.isArray(e?.issues)) {
       reply({
         jsonrpc: '2.0',
@@ -102,6 +111,7 @@ export async function runMcpServer(opts: McpServerOptions = {}): Promise<void> {
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    await session.flush();
     await deps.close();
   }
 }

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { MAX_TOOL_QUERY_CHARS } from '../ai/backends/search-knowledge.js';
 import { MCP_ACTION, mcpStoreAccess, mcpVisibleStores } from '../ai/policy.js';
 import { createRunRecord, type RunStatus } from '../ai/runs.js';
-import { appendRun, newRunId } from '../ai/runs-file.js';
+import { appendRunUnsynced, newRunId, syncRunLog } from '../ai/runs-file.js';
 import { countTokens } from '../chunk/tokenizer.js';
 import { createError, isKorttyError } from '../errors.js';
 import { renderContextBlock } from '../retrieve/block.js';
@@ -20,7 +20,10 @@ import type { ExcerptRef, ReadArgs, SearchArgs } from './tools.js';
 // `search` and `ask`. Pure of the protocol (server.ts wires it to the SDK). Every call re-reads
 // store.json, so opt-in, role and source changes apply at once; calls run one at a time, so a
 // snapshot swap never happens under a running search and "the last search" is well defined.
-// Every call, failed ones included, is a run record marked as coming from MCP.
+// Every call, failed ones included, is a run record marked as coming from MCP. The record is
+// written before the answer leaves and fsynced right after it, off the reply path (one fsync
+// costs more than a warm search; bursts of calls share one): a killed server loses no record,
+// only a power cut in those milliseconds could.
 
 /** search() bounds the block to 25% of this when no context window is given (same default). */
 const DEFAULT_CONTEXT_WINDOW = 32768;
@@ -55,12 +58,27 @@ export interface McpSession {
   listStores(): Promise<ToolOutput>;
   searchKnowledge(args: SearchArgs): Promise<ToolOutput>;
   readExcerpt(args: ReadArgs): Promise<ToolOutput>;
+  /** Waits for the last run records to be fsynced. */
+  flush(): Promise<void>;
 }
 
 export function createMcpSession(opts: McpSessionOptions): McpSession {
   let markers = new Map<string, MarkerRef>();
   let nextMarker = 1;
   let queue: Promise<unknown> = Promise.resolve();
+  const dirty = new Set<string>();
+  let flushing: Promise<void> | undefined;
+  const drain = async () => {
+    while (dirty.size > 0) {
+      const paths = [...dirty];
+      dirty.clear();
+      for (const p of paths)
+        await syncRunLog(p).catch((err) =>
+          process.stderr.write(`kortty-rag mcp: ${(err as Error).message}\n`),
+        );
+    }
+    flushing = undefined;
+  };
 
   const stores = async () => {
     const all = await listStores(opts.home);
@@ -103,7 +121,7 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
       }
       const client = opts.clientName?.();
       // Recorded before the answer leaves: an excerpt the user cannot audit is never handed out.
-      await appendRun(
+      const log = appendRunUnsynced(
         createRunRecord({
           id: newRunId(),
           time: new Date(),
@@ -119,6 +137,8 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
         }),
         runsDir(opts.home),
       );
+      dirty.add(log);
+      flushing ??= drain();
       if (result) return result.out;
       if (isKorttyError(failure)) throw failure;
       process.stderr.write(`kortty-rag mcp: ${tool} failed: ${(failure as Error)?.stack ?? failure}\n`);
@@ -129,6 +149,10 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
   }
 
   return {
+    flush: async () => {
+      await queue;
+      await flushing;
+    },
     listStores: () =>
       call('list_stores', {}, async () => {
         const { visible } = await stores();
@@ -144,7 +168,10 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
                     r.roots.map((x) => `\n  ${x.kind} ${x.path} (${x.status})`).join(''),
                 )
                 .join('\n');
-        return { out: { text, structured: { stores: rows } }, run: { stores: visible, query: '', excerpts: [] } };
+        return {
+          out: { text, structured: { stores: rows } },
+          run: { stores: visible, query: '', excerpts: [] },
+        };
       }),
 
     searchKnowledge: (args) =>
@@ -152,7 +179,10 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
         const { all, visible } = await stores();
         const chosen = args.stores?.length ? unique(args.stores.map((r) => requireStore(r, all))) : visible;
         const query = args.query.trim().slice(0, MAX_TOOL_QUERY_CHARS);
-        const res = await search({ stores: chosen, query, ...(args.mode ? { mode: args.mode } : {}) }, opts.searchDeps);
+        const res = await search(
+          { stores: chosen, query, ...(args.mode ? { mode: args.mode } : {}) },
+          opts.searchDeps,
+        );
         const byKey = new Map(res.candidates.map((c) => [c.key, c]));
         markers = new Map(res.excerpts.map((e) => [e.marker, { candidate: byKey.get(e.key) ?? e }]));
         nextMarker = res.excerpts.length + 1;
@@ -162,7 +192,10 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
             ? noStoresText(opts.served)
             : 'No matching excerpts (the stores may have no enabled, indexed sources).');
         return {
-          out: { text, structured: { excerpts: res.excerpts.map(excerptRef), stores: chosen.map((s) => s.name) } },
+          out: {
+            text,
+            structured: { excerpts: res.excerpts.map(excerptRef), stores: chosen.map((s) => s.name) },
+          },
           run: { stores: chosen, query, excerpts: res.excerpts },
         };
       }),
@@ -170,7 +203,10 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
     readExcerpt: (args) =>
       call('read_excerpt', args, async () => {
         if ((args.marker === undefined) === (args.path === undefined))
-          throw createError('INVALID_ARGUMENT', { name: 'marker/path', reason: 'give either a marker or a path' });
+          throw createError('INVALID_ARGUMENT', {
+            name: 'marker/path',
+            reason: 'give either a marker or a path',
+          });
         if (args.lineStart !== undefined && args.lineEnd !== undefined && args.lineEnd < args.lineStart)
           throw createError('INVALID_ARGUMENT', { name: 'lineEnd', reason: 'is before lineStart' });
         const { all, visible } = await stores();
@@ -184,18 +220,26 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
           if (!ref) {
             throw createError('MARKER_UNKNOWN', {
               marker: args.marker,
-              known: markers.size ? `known: ${[...markers.keys()].join(', ')}` : 'no search yet in this session',
+              known: markers.size
+                ? `known: ${[...markers.keys()].join(', ')}`
+                : 'no search yet in this session',
             });
           }
           const c = ref.candidate;
           store = requireStore(c.storeId, all);
           const src = store.sources.find((s) => s.id === c.sourceId && s.enabled);
-          if (!src) throw createError('EXCERPT_REFUSED', { path: args.marker, reason: 'its source was disabled or removed' });
+          if (!src)
+            throw createError('EXCERPT_REFUSED', {
+              path: args.marker,
+              reason: 'its source was disabled or removed',
+            });
           source = src;
           path = c.path;
           query = `${args.marker}${ranged ? ` lines ${args.lineStart ?? 1}-${args.lineEnd ?? ''}` : ''}`;
           if (!ranged) {
-            const changed = Object.hasOwn(source.hashes, path) ? source.hashes[path] !== c.contentSha256 : true;
+            const changed = Object.hasOwn(source.hashes, path)
+              ? source.hashes[path] !== c.contentSha256
+              : true;
             return bounded(store, c, Number(args.marker.slice(1)), query, changed, false);
           }
         } else {
@@ -220,12 +264,16 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
             reason: 'not an indexed document of its source (excluded by its rules, or not synced yet)',
           });
         const read = readInsideRoot(source.path, names, source.options.maxFileBytes);
-        if (!read.ok) throw createError('EXCERPT_REFUSED', { path: sanitizeInline(path), reason: read.reason });
+        if (!read.ok)
+          throw createError('EXCERPT_REFUSED', { path: sanitizeInline(path), reason: read.reason });
         const lines = read.text.split('\n');
         if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
         const a = args.lineStart ?? 1;
         if (a > lines.length)
-          throw createError('INVALID_ARGUMENT', { name: 'lineStart', reason: `the file has ${lines.length} line(s)` });
+          throw createError('INVALID_ARGUMENT', {
+            name: 'lineStart',
+            reason: `the file has ${lines.length} line(s)`,
+          });
         const b = Math.min(args.lineEnd ?? lines.length, lines.length);
         const candidate: Candidate = {
           key: `${store.id}:read:${source.id}:${path}:${a}-${b}`,
@@ -246,9 +294,20 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
   };
 
   /** The same bounds and block as a search, for one excerpt numbered `n`. */
-  function bounded(store: StoreConfig, c: Candidate, n: number, query: string, changed: boolean, fresh: boolean) {
+  function bounded(
+    store: StoreConfig,
+    c: Candidate,
+    n: number,
+    query: string,
+    changed: boolean,
+    fresh: boolean,
+  ) {
     const [e] = selectExcerpts([c], { contextWindow: DEFAULT_CONTEXT_WINDOW, firstMarker: n }, countTokens);
-    if (!e) throw createError('EXCERPT_REFUSED', { path: sanitizeInline(c.path), reason: 'nothing fits the token budget' });
+    if (!e)
+      throw createError('EXCERPT_REFUSED', {
+        path: sanitizeInline(c.path),
+        reason: 'nothing fits the token budget',
+      });
     if (fresh) {
       markers.set(e.marker, { candidate: e, changedSinceIndexed: changed });
       nextMarker = n + 1;
@@ -261,13 +320,18 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
 }
 
 /** The visible store and enabled source holding an absolute path, by the path's text alone. */
-function locate(path: string, visible: readonly StoreConfig[]): { store: StoreConfig; source: SourceRecord } | null {
+function locate(
+  path: string,
+  visible: readonly StoreConfig[],
+): { store: StoreConfig; source: SourceRecord } | null {
   if (!path.startsWith('/') || path.includes('\0')) return null;
   for (const store of visible) {
     for (const source of store.sources) {
       if (!source.enabled) continue;
       const inside =
-        source.kind === 'file' ? path === source.path : path.startsWith(`${source.path.replace(/\/+$/, '')}/`);
+        source.kind === 'file'
+          ? path === source.path
+          : path.startsWith(`${source.path.replace(/\/+$/, '')}/`);
       if (inside) return { store, source };
     }
   }

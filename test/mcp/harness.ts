@@ -23,7 +23,12 @@ export async function makeStore(
   const root = await mkdtemp(join(tmpdir(), `kortty-mcp-${name.toLowerCase()}-`));
   await writeTree(root, files);
   await createStore(
-    { name, modelId: 'kortty-lexical-starter', roles: opts.roles ?? ['text'], autonomous: opts.autonomous ?? false },
+    {
+      name,
+      modelId: 'kortty-lexical-starter',
+      roles: opts.roles ?? ['text'],
+      autonomous: opts.autonomous ?? false,
+    },
     home,
   );
   await addSources(name, [{ kind: 'folder', path: root }], { ports: countingPorts(home) }, home);
@@ -130,7 +135,9 @@ export function rawServer(home: string, nodeArgs: string[] = []): RawServer {
       });
     },
     request(id, method, params) {
-      server.send(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }));
+      server.send(
+        JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
+      );
       return server.waitFor((m) => m.id === id);
     },
     async stop() {
