@@ -16,8 +16,10 @@ import { isExcludedDir, isHidden } from '../scan/rules.js';
 //      fstat'ed: a regular file within the size limit;
 //   4. the open file is tied to the path we meant: on Linux the kernel's own name for the
 //      descriptor (/proc/self/fd/N) must be the real root joined with the names (a directory
-//      swapped for a link anywhere above would show its target); and everywhere, the directory
-//      chain is lstat'ed again and must have the same devices/inodes;
+//      swapped for a link anywhere above, even for an instant, shows its target there); and
+//      everywhere, the directory chain is lstat'ed again and must have the same devices/inodes
+//      (without /proc that narrows the window but cannot close it: a swap and a swap back
+//      between the two lstats go unseen; Node has no openat to walk the chain by descriptor);
 //   5. at most limit + 1 bytes are read; the content must pass the scanner's text check
 //      (UTF-8, no NUL or control bytes).
 
