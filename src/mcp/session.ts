@@ -194,7 +194,10 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
         return {
           out: {
             text,
-            structured: { excerpts: res.excerpts.map(excerptRef), stores: chosen.map((s) => s.name) },
+            structured: {
+              excerpts: res.excerpts.map(excerptRef),
+              stores: chosen.map((s) => sanitizeInline(s.name)),
+            },
           },
           run: { stores: chosen, query, excerpts: res.excerpts },
         };
