@@ -103,7 +103,10 @@ export async function runMcpServer(opts: McpServerOptions = {}): Promise<void> {
   const stop = () => {
     server.close().catch(() => {});
   };
-  process.stdin.once('end', stop);
+  // A client that closes stdin right after its last request still gets the answers.
+  process.stdin.once('end', () => {
+    session.flush().finally(stop);
+  });
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {

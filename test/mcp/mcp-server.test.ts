@@ -503,3 +503,27 @@ process.stdout.write = function (chunk, ...rest) {
     }
   },
 );
+
+test.serial(
+  'a client that closes stdin right after its last request gets the answer; the server then exits',
+  async (t) => {
+    const raw = rawServer(w.home);
+    const exited = new Promise<number | null>((r) => raw.child.once('exit', (code) => r(code)));
+    await initialize(raw);
+    raw.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: {
+          name: 'search_knowledge',
+          arguments: { query: 'kiwi orchard irrigation', stores: ['Notes'] },
+        },
+      }),
+    );
+    raw.child.stdin.end();
+    const res = await raw.waitFor((m) => m.id === 5);
+    t.regex(resultOf(res).content[0]!.text, /^<retrieved_context>/);
+    t.is(await exited, 0);
+  },
+);

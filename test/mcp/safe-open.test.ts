@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,4 +78,19 @@ test('names: no empty, dot, dot-dot, hidden or excluded parts; text formats only
   t.regex(nameRefusal(['a.png'])!, /not a supported text format/);
   t.regex(nameRefusal(['a.pdf'])!, /by marker/);
   t.regex(nameRefusal(['a.docx'])!, /by marker/);
+});
+
+test('a file source is read as its own root; a link or a FIFO in its place is refused', (t) => {
+  const { root, outside } = hostileFolder();
+  const file = join(root, 'file.md');
+  t.like(readInsideRoot(file, [], MiB), { ok: true, text: 'inside file\n' });
+  const reason = (r: ReturnType<typeof readInsideRoot>) => (r.ok ? 'read' : r.reason);
+  t.regex(reason(readInsideRoot(join(root, 'filelink'), [], MiB)), /symbolic link/);
+  t.regex(
+    reason(readInsideRoot(join(root, 'dir', 'doc.md'), [], 3)),
+    /over the source's per-file limit of 3/,
+  );
+  t.is(reason(readInsideRoot(join(outside, 'nothere.md'), [], MiB)), 'no such file');
+  execFileSync('mkfifo', [join(root, 'pipe.md')]);
+  t.is(reason(readInsideRoot(join(root, 'pipe.md'), [], MiB)), 'not a regular file');
 });
