@@ -19,6 +19,7 @@ const SUITES: Record<string, () => Promise<BenchRow[]>> = {
   store: async () => (await import('./store-bench.js')).benchStore(),
   retrieval: async () => (await import('./retrieval-bench.js')).benchRetrieval(),
   tui: async () => (await import('./tui-bench.js')).benchTui(),
+  mcp: async () => (await import('./mcp-bench.js')).benchMcp(),
 };
 
 async function main() {

@@ -141,7 +141,7 @@ export function topHelp(defs: readonly Definition[]): string {
         ] as const)
       : ([[d.name, positionalsText(d)].filter(Boolean).join(' '), d.summary] as const),
   );
-  const footer = `Run "${BIN} COMMAND --help" for its options. Every command except tui takes --json; --debug \
+  const footer = `Run "${BIN} COMMAND --help" for its options. Every command except tui and mcp takes --json; --debug \
 shows the stack trace of an unexpected error. Exit status: 0 done, 1 failed, 2 usage, 130 interrupted \
 (some commands add their own). Data lives in $KORTTY_HOME/rag (default ~/.kortty/rag).`;
   return [

@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, () => Promise<{ definition: Definition }>>
   profile: () => import('./commands/profile.js'),
   status: () => import('./commands/status.js'),
   watch: () => import('./commands/watch.js'),
+  mcp: () => import('./commands/mcp.js'),
 };
 
 /** Every definition, in the order of COMMANDS (for the top-level help and the tests). */

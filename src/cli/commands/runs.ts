@@ -1,5 +1,5 @@
 import { formatSourceRef } from '../../ai/citations.js';
-import { flagStale } from '../../ai/runs.js';
+import { flagStale, runOrigin } from '../../ai/runs.js';
 import { readRuns } from '../../ai/runs-file.js';
 import { listStores } from '../../store/store-config.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
@@ -36,7 +36,7 @@ async function runRuns({ values, io, json }: CommandContext<typeof options>): Pr
   if (flagged.length === 0) io.stdout.write('no runs recorded yet\n');
   for (const r of flagged) {
     io.stdout.write(
-      `${sanitizeLine(r.time)}  ${sanitizeLine(r.action)} · profile ${sanitizeLine(r.profile)} · ${r.status}${r.reason ? ` (${sanitizeLine(r.reason.message)})` : ''}\n  query: ${sanitizeLine(r.query.slice(0, 100).replace(/\s+/g, ' '))}\n`,
+      `${sanitizeLine(r.time)}  ${sanitizeLine(r.action)} · ${sanitizeLine(runOrigin(r))} · ${r.status}${r.reason ? ` (${sanitizeLine(r.reason.message)})` : ''}\n  query: ${sanitizeLine(r.query.slice(0, 100).replace(/\s+/g, ' '))}\n`,
     );
     for (const e of r.excerpts) {
       const mark = r.cited.includes(e.marker) ? 'cited' : '     ';
