@@ -87,6 +87,12 @@ export const ERROR_MESSAGES = {
   // extraction / chunking (appended by the extract+chunk helper)
   EXTRACT_CANCELLED: (d) => `${d.path}: extraction cancelled`,
   CHUNK_FAILED: (d) => `chunking failed${d.path ? ` for ${d.path}` : ''}: ${d.reason}`,
+  // query service
+  CONFIG_INVALID: (d) => `${d.path}: ${d.field}: ${d.reason}`,
+  SERVICE_REFUSED: (d) => `${d.path}: ${d.reason}`,
+  SERVICE_RUNNING: (d) => `a query service is already running for ${d.home} (pid ${d.pid ?? '?'})`,
+  SERVICE_NOT_RUNNING: (d) => `no query service is running for ${d.home}`,
+  SERVICE_PROTOCOL: (d) => `query service protocol: ${d.reason}`,
 } satisfies Record<string, (d: Record<string, any>) => string>;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;
