@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { korttyHome, ragDir, statusPath } from '../storage/paths.js';
 import { readJobFiles } from './job-file.js';
 import { writeStatusLines } from './status-lines.js';
@@ -83,7 +83,9 @@ export function startStatusLineKeeper(home = korttyHome(), everyMs = 2000): { st
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    refreshStatusLines(home, { onlyIfChanged: true })
+    // Only keeps existing lines current: never recreates a home that was removed under it.
+    stat(statusPath(home))
+      .then(() => refreshStatusLines(home, { onlyIfChanged: true }))
       .catch(() => {})
       .finally(() => {
         busy = false;

@@ -14,7 +14,8 @@ export async function writeStatusLines(
   home: string,
   opts: { onlyIfChanged?: boolean } = {},
 ): Promise<void> {
-  await mkdir(ragDir(home), { recursive: true });
+  // A refresh of existing lines never creates the directory (it may have been removed on purpose).
+  if (!opts.onlyIfChanged) await mkdir(ragDir(home), { recursive: true });
   const lines: [string, string][] = [
     [statusTextPath(home), `${formatStatus(info, 'plain')}\n`],
     [statusTmuxPath(home), `${formatStatus(info, 'tmux')}\n`],
