@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { createFakeOpenAI, defaultReply } from '../helpers/fake-openai.js';
+import { stopQueryService } from '../helpers/query-service.js';
 import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
 import { BIN, ROOT, startTmux, TMUX_ENTRY, type TmuxEnv, waitFor } from './tmux-harness.js';
 
@@ -42,14 +43,7 @@ test.before(async () => {
 test.after.always(async () => {
   await ctx?.tmux.kill();
   if (ctx) {
-    const owner = await readFile(join(ctx.home, 'rag', 'service', 'lock', 'owner.json'), 'utf8').catch(
-      () => '',
-    );
-    if (owner) {
-      try {
-        process.kill((JSON.parse(owner) as { pid: number }).pid, 'SIGKILL');
-      } catch {}
-    }
+    await stopQueryService(ctx.home);
     await rm(ctx.work, { recursive: true, force: true });
   }
 });
