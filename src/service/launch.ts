@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { serviceLogPath } from '../storage/paths.js';
+import { serviceDir, serviceLogPath } from '../storage/paths.js';
 import { connectSocket } from './client.js';
 
 // Starts `kortty-rag service run` detached (its own session: closing the terminal or the tmux
@@ -54,13 +54,23 @@ export function launchService(home: string, socketPath: string, startTimeoutMs: 
   return { pid: first, ready };
 }
 
+/** The log keeps the last lifetimes' lines; past this size it starts afresh. */
+const MAX_LOG_BYTES = 1 << 20;
+
 function spawnService(home: string) {
-  const log = openSync(serviceLogPath(home), 'a', 0o600);
+  const logPath = serviceLogPath(home);
+  let size = 0;
+  try {
+    size = statSync(logPath).size;
+  } catch {}
+  const log = openSync(logPath, size > MAX_LOG_BYTES ? 'w' : 'a', 0o600);
   let proc: ReturnType<typeof spawn>;
   try {
     proc = spawn(process.execPath, [BIN, 'service', 'run'], {
       detached: true,
       stdio: ['ignore', log, log],
+      // Not the caller's directory: a long-lived process must not keep a mount or a deleted dir busy.
+      cwd: serviceDir(home),
       env: { ...process.env, KORTTY_HOME: home },
     });
   } finally {
