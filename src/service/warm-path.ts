@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { ERROR_MESSAGES, type ErrorCode, KorttyError } from '../errors.js';
 import { serviceDir, serviceSocketPath } from '../storage/paths.js';
@@ -37,6 +36,8 @@ export function stopService(opts: WarmOptions): Promise<Warm<unknown>> {
   return request({ op: 'stop' }, { ...opts }, (r) => r, false);
 }
 
+let seq = 0;
+
 type Body = { op: 'search'; args: SearchArgs } | { op: 'status' } | { op: 'stop' };
 
 async function request<T>(
@@ -66,7 +67,13 @@ async function request<T>(
   const s = d.state === 'ok' ? await inspectSocket(socketPath) : ({ state: 'missing' } as const);
   if (s.state === 'refused') return refused(s.error);
 
-  const req = { v: 1, id: randomBytes(6).toString('hex'), build: buildStamp(), ...body } as Request;
+  // Unique per connection is enough (node:crypto would cost a few ms of every command's start).
+  const req = {
+    v: 1,
+    id: `${process.pid.toString(36)}-${(++seq).toString(36)}`,
+    build: buildStamp(),
+    ...body,
+  } as Request;
   let out: CallOutcome | undefined;
   let started = false;
   if (s.state === 'ok') out = await callService(socketPath, req, cfg);
