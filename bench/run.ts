@@ -22,6 +22,7 @@ const SUITES: Record<string, () => Promise<BenchRow[]>> = {
     ...(await (await import('./service-bench.js')).benchService()),
   ],
   tui: async () => (await import('./tui-bench.js')).benchTui(),
+  mcp: async () => (await import('./mcp-bench.js')).benchMcp(),
 };
 
 async function main() {
