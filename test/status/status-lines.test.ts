@@ -38,14 +38,18 @@ async function bigSource(): Promise<string> {
 }
 
 /** Starts indexing a big folder in a real CLI process and waits until the line shows it syncing. */
-async function syncingJob(home: string, big: string): Promise<{ job: ChildProcess; line: string }> {
+async function syncingJob(
+  home: string,
+  big: string,
+): Promise<{ job: ChildProcess; line: string; tmux: string }> {
   const env = { ...process.env, KORTTY_HOME: home };
   const job = spawn(process.execPath, [BIN, 'source', 'add', 'Big', big, '--yes'], { env, stdio: 'ignore' });
-  const line = await waitFor(async () => {
-    const s = await read(statusTextPath(home));
-    return /^RAG syncing Big \d+%\n$/.test(s) ? s : undefined;
+  // Both files show it at the same moment (they are rendered together, once a second at most).
+  const [line, tmux] = await waitFor(async () => {
+    const both = [await read(statusTextPath(home)), await read(statusTmuxPath(home))] as const;
+    return /^RAG syncing Big \d+%\n$/.test(both[0]) && /syncing Big/.test(both[1]) ? both : undefined;
   }, 'the job to render its progress');
-  return { job, line };
+  return { job, line, tmux };
 }
 
 async function killed(job: ChildProcess) {
@@ -62,9 +66,9 @@ test.serial('lines are written with status.json, and a running job keeps them cu
   t.is(await read(statusTmuxPath(home)), '#[fg=green]RAG idle#[default]\n');
   const big = await bigSource();
   try {
-    const { job, line } = await syncingJob(home, big);
+    const { job, line, tmux } = await syncingJob(home, big);
     t.regex(line, /^RAG syncing Big \d+%\n$/);
-    t.regex(await read(statusTmuxPath(home)), /^#\[fg=yellow\]RAG syncing Big \d+%#\[default\]\n$/);
+    t.regex(tmux, /^#\[fg=yellow\]RAG syncing Big \d+%#\[default\]\n$/);
     // The percent moves while the job runs (the job re-renders as it progresses).
     const first = line;
     await waitFor(async () => {
