@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   profile: () => import('./commands/profile.js'),
   watch: () => import('./commands/watch.js'),
   mcp: () => import('./commands/mcp.js'),
+  service: () => import('./commands/service.js'),
 };
 
 export const HELP = `kortty-rag: local knowledge stores for terminal AI actions
@@ -33,6 +34,7 @@ usage: kortty-rag [command] [options]
   status [--format plain|tmux|json]               one line for a status bar
   watch [--reconcile-seconds N] [--if-not-running]  keep automatic sources in sync
   mcp [--store S]...                              MCP server (stdio) for coding agents
+  service run|status|stop                          the warm query service (search/ask start it)
 
 Every command takes --json; run a command without arguments for its usage.
 Data lives in $KORTTY_HOME/rag (default ~/.kortty/rag).
