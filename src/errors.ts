@@ -98,6 +98,10 @@ export const ERROR_MESSAGES = {
     `--store "${d.name}" to the server's command`,
   EXCERPT_REFUSED: (d) => `${d.path}: cannot be read through MCP: ${d.reason}`,
   MARKER_UNKNOWN: (d) => `marker ${d.marker} is not from the last search of this session (${d.known})`,
+  // query service
+  CONFIG_INVALID: (d) => `${d.path}: ${d.field}: ${d.reason}`,
+  SERVICE_REFUSED: (d) => `${d.path}: ${d.reason}`,
+  SERVICE_RUNNING: (d) => `a query service is already running for ${d.home} (pid ${d.pid ?? '?'})`,
 } satisfies Record<string, (d: Record<string, any>) => string>;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;

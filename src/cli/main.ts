@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, () => Promise<{ definition: Definition }>>
   status: () => import('./commands/status.js'),
   watch: () => import('./commands/watch.js'),
   mcp: () => import('./commands/mcp.js'),
+  service: () => import('./commands/service.js'),
 };
 
 /** Every definition, in the order of COMMANDS (for the top-level help and the tests). */

@@ -10,6 +10,7 @@ import { readRuns } from '../../src/ai/runs-file.js';
 import type { ExcerptRef } from '../../src/mcp/tools.js';
 import { runsDir } from '../../src/storage/paths.js';
 import { updateSources } from '../../src/store/engine.js';
+import { stopQueryService } from '../helpers/query-service.js';
 import { homeWithStarter, prose } from '../helpers/store-env.js';
 import { parseBlock, specialTokensIn, tolerantTagCount } from '../retrieve/helpers.js';
 import { injectionCorpus } from '../retrieve/injection-corpus.js';
@@ -81,6 +82,8 @@ test.before(async () => {
 
 test.after.always(async () => {
   await w?.server.close();
+  // The CLI search compared against starts the query service.
+  if (w) await stopQueryService(w.home);
 });
 
 interface StoreRow {

@@ -1,7 +1,10 @@
 import { runAction } from '../../ai/ask.js';
 import { formatSourceRef } from '../../ai/citations.js';
 import { parseActionKind } from '../../ai/policy.js';
-import { createSearchDeps } from '../../retrieve/search.js';
+import { createSearchDeps, type SearchRequest, search } from '../../retrieve/search.js';
+import { searchViaService } from '../../service/warm-path.js';
+import { korttyHome } from '../../storage/paths.js';
+import type { Excerpt } from '../../types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
 import { type CommandContext, defineCommand, usageError } from '../command.js';
 import { createInterrupt } from '../interrupt.js';
@@ -28,6 +31,8 @@ const options = {
   },
   stdin: { type: 'boolean', help: 'read the terminal selection from stdin' },
   file: { type: 'string', value: 'FILE', help: 'read the terminal selection from FILE' },
+  verbose: { type: 'boolean', help: 'say whether the query service or this process retrieved' },
+  'no-service': { type: 'boolean', help: 'retrieve in this process, not through the query service' },
 } as const;
 
 export const definition = defineCommand({
@@ -36,8 +41,10 @@ export const definition = defineCommand({
   positionals: [{ name: 'PROMPT', variadic: true, optional: true }],
   options,
   notes: `The selection comes from stdin (--stdin) or a file (--file), never from the command line, so
-terminal text never passes through a shell. The answer streams to stdout (control characters shown,
-never acted on), then the cited sources.
+terminal text never passes through a shell. Progress ("Retrieving from N stores…", then each
+excerpt's marker and path) goes to stderr at once; the answer streams to stdout (control characters
+shown, never acted on), then the cited sources. Retrieval goes through the query service when it
+runs.
 
 Exit status: 0 done, 1 failed, 2 usage, 3 answer rejected by the citation check (raw answer shown),
 130 cancelled.`,
@@ -55,7 +62,32 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   }
   const prompt = positionals.join(' ') || undefined;
   if (!prompt && !selection?.trim()) throw usageError('nothing to ask: give a PROMPT, --stdin or --file');
+  const home = korttyHome(io.env);
+  const say = (m: string) => io.stderr.write(`kortty-rag ask: ${m}\n`);
+  const verbose = values.verbose ? say : undefined;
+  // Progress goes to stderr (the popup shows it; a pipe on stdout gets only the answer); --json
+  // keeps both streams free of it.
+  const progress = json ? undefined : (m: string) => io.stderr.write(`${m}\n`);
   const deps = createSearchDeps();
+  let useService = !values['no-service'];
+  const retrieve = async (req: SearchRequest) => {
+    if (useService) {
+      const warm = await searchViaService(
+        {
+          query: req.query,
+          stores: req.stores.map((s) => s.id),
+          ...(req.mode ? { mode: req.mode } : {}),
+          ...(req.contextWindow !== undefined ? { contextWindow: req.contextWindow } : {}),
+          ...(req.firstMarker !== undefined ? { firstMarker: req.firstMarker } : {}),
+        },
+        { home, verbose, warn: say },
+      );
+      if (warm.ok) return warm.value as unknown as { excerpts: Excerpt[]; block: string };
+      useService = false;
+      verbose?.(`query service not used (${warm.reason}); retrieving in-process`);
+    }
+    return search(req, deps);
+  };
   const interrupt = createInterrupt();
   try {
     const res = await runAction({
@@ -65,6 +97,20 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
       profile: values.profile,
       signal: interrupt.signal,
       searchDeps: deps,
+      retrieve,
+      onPlan: ({ stores, before }) => {
+        const n = `${stores.length} store${stores.length === 1 ? '' : 's'}`;
+        if (stores.length === 0)
+          progress?.('No knowledge store for this action; answering without retrieval.');
+        else if (before) progress?.(`Retrieving from ${n}…`);
+        else progress?.(`The model may search ${n} while it answers.`);
+      },
+      onExcerpts: (excerpts) => {
+        if (excerpts.length === 0) progress?.('  no matching excerpts');
+        for (const e of excerpts)
+          progress?.(`  [${e.marker}] ${sanitizeLine(formatSourceRef(e))} (${sanitizeLine(e.storeName)})`);
+        progress?.('');
+      },
       onToken: json ? undefined : (t) => io.stdout.write(t),
     });
     if (interrupt.signal.aborted) {

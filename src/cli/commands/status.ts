@@ -1,5 +1,7 @@
 import { readStatus } from '../../status/status-file.js';
+import { writeStatusLines } from '../../status/status-lines.js';
 import { formatStatus } from '../../status/status-model.js';
+import { korttyHome } from '../../storage/paths.js';
 import { type CommandContext, defineCommand } from '../command.js';
 
 const options = {
@@ -12,7 +14,9 @@ const options = {
   },
 } as const;
 
-// Called by status bars every few seconds: reads status.json and live job files only.
+// Called by status bars every few seconds: reads status.json and live job files only. Status bars
+// that can `cat` a file use the pre-rendered rag/status.tmux and rag/status.txt instead; this
+// command keeps those in step (a job killed mid-way leaves its last progress line behind).
 export const definition = defineCommand({
   name: 'status',
   summary: 'one line for a status bar',
@@ -26,6 +30,9 @@ export const definition = defineCommand({
 
 async function runStatus({ values, io, json }: CommandContext<typeof options>): Promise<number> {
   const format = json ? 'json' : (values.format as 'plain' | 'tmux');
-  io.stdout.write(`${formatStatus(await readStatus(), format)}\n`);
+  const home = korttyHome(io.env);
+  const info = await readStatus(home);
+  io.stdout.write(`${formatStatus(info, format)}\n`);
+  await writeStatusLines(info, home, { onlyIfChanged: true }).catch(() => {});
   return 0;
 }

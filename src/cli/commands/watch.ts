@@ -27,6 +27,10 @@ const options = {
     check: wholeNumber(50),
   },
   'if-not-running': { type: 'boolean', help: 'exit quietly when a watcher is already running' },
+  serve: {
+    type: 'boolean',
+    help: 'also host the query service while the watcher runs (when no standalone one does)',
+  },
   log: { type: 'boolean', help: 'append to $KORTTY_HOME/rag/watch.log instead of stdout' },
 } as const;
 
@@ -36,7 +40,9 @@ export const definition = defineCommand({
   options,
   notes: `Keeps every enabled source in automatic mode in sync: file events trigger incremental updates
 (no review step), and the periodic rescan is the truth. One watcher per $KORTTY_HOME.
-SIGTERM or Ctrl-C stops cleanly. --json prints one JSON event per line.`,
+SIGTERM or Ctrl-C stops cleanly. --json prints one JSON event per line. --serve also hosts the
+query service (warm search for search, ask and status) while the watcher runs, whenever no
+standalone one does; when idle it unloads its models instead of exiting.`,
   run: runWatch,
 });
 
@@ -65,6 +71,8 @@ async function runWatch({ values, io, json }: CommandContext<typeof options>): P
   // Signals are handled from here on: one that arrives while the service is still starting (loading
   // the engine, reading stores) stops it as soon as it is up, so the lock is always released.
   let svc: WatchService | undefined;
+  let hosting: { stop(): Promise<void> } | undefined;
+  let keeper: { stop(): void } | undefined;
   let stopRequested = false;
   const stop = () => {
     stopRequested = true;
@@ -82,6 +90,27 @@ async function runWatch({ values, io, json }: CommandContext<typeof options>): P
       ...(quietMs !== undefined ? { schedule: { quietMs } } : {}),
     });
     if (stopRequested) void svc.stop();
+    // The status line follows job files even when a job dies without clearing its progress.
+    const { startStatusLineKeeper } = await import('../../status/status-file.js');
+    keeper = startStatusLineKeeper(home);
+    if (values.serve && !stopRequested) {
+      const [{ hostQueryService }, { readServiceConfig }] = await Promise.all([
+        import('../../service/host.js'),
+        import('../../service/service-config.js'),
+      ]);
+      const { idleMinutes } = await readServiceConfig(home);
+      hosting = hostQueryService({
+        home,
+        host: 'watcher',
+        idleMinutes,
+        log: (m) =>
+          out.write(
+            json
+              ? `${JSON.stringify({ at: new Date().toISOString(), type: 'service', message: m })}\n`
+              : `${new Date().toISOString()} ${m}\n`,
+          ),
+      });
+    }
     await svc.stopped;
   } catch (err) {
     if (values['if-not-running'] && isKorttyError(err, 'WATCHER_RUNNING')) {
@@ -90,6 +119,8 @@ async function runWatch({ values, io, json }: CommandContext<typeof options>): P
     }
     throw err;
   } finally {
+    keeper?.stop();
+    await hosting?.stop();
     for (const s of signals) process.off(s, stop);
   }
   if (file) await new Promise<void>((r) => file.end(r));
