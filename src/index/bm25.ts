@@ -160,55 +160,119 @@ export function bm25Idf(docCount: number, df: number): number {
   return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
 }
 
-const scratch = new WeakMap<Bm25Index, Float64Array>();
+/**
+ * What BM25 needs to know about the collection for one query: the number of documents, their
+ * total length, and each query term's document frequency. Summed over several indexes
+ * (`mergeBm25Stats`) and passed to `searchBm25`, they make every index score its documents as if
+ * all of them were one collection (global IDF and average length), so scores from different
+ * stores can be merged into one ranking.
+ */
+export interface Bm25Stats {
+  docCount: number;
+  totalLength: number;
+  /** Document frequency per query term; a term no index holds is absent. */
+  df: ReadonlyMap<string, number>;
+}
+
+/** The distinct terms of a query, in first-occurrence order (repeated terms count once). */
+export function queryTerms(query: string): string[] {
+  return [...new Set(tokenize(query))];
+}
+
+export function bm25Stats(index: Bm25Index, query: string): Bm25Stats {
+  const df = new Map<string, number>();
+  for (const term of queryTerms(query)) {
+    const t = findTerm(index, term);
+    if (t >= 0) df.set(term, index.df[t]!);
+  }
+  return { docCount: index.docCount, totalLength: index.totalLength, df };
+}
+
+export function mergeBm25Stats(parts: readonly Bm25Stats[]): Bm25Stats {
+  const df = new Map<string, number>();
+  let docCount = 0;
+  let totalLength = 0;
+  for (const p of parts) {
+    docCount += p.docCount;
+    totalLength += p.totalLength;
+    for (const [term, n] of p.df) df.set(term, (df.get(term) ?? 0) + n);
+  }
+  return { docCount, totalLength, df };
+}
+
+interface Scratch {
+  /** Score accumulator, re-zeroed where touched: no 8n-byte allocation per query. */
+  scores: Float64Array;
+  /** k1 × (1 − b + b × length / avgdl) per document, for the avgdl it was computed with. */
+  norm: Float64Array;
+  avgdl: number;
+}
+
+const scratch = new WeakMap<Bm25Index, Scratch>();
+
+function scratchFor(index: Bm25Index, avgdl: number): Scratch {
+  const n = index.docCount;
+  let s = scratch.get(index);
+  if (!s) {
+    s = { scores: new Float64Array(n), norm: new Float64Array(n), avgdl: Number.NaN };
+    scratch.set(index, s);
+  }
+  if (s.avgdl !== avgdl) {
+    const { k1, b } = index.params;
+    const { docLengths } = index;
+    for (let doc = 0; doc < n; doc++) s.norm[doc] = k1 * (1 - b + (b * docLengths[doc]!) / avgdl);
+    s.avgdl = avgdl;
+  }
+  return s;
+}
 
 /**
  * The k best documents for `query` (repeated query terms count once), best first; ties go to the
  * lower ordinal. `allowed[ordinal] === 1` restricts candidates (filter before ranking, so a
- * restricted search still returns k hits when k allowed documents match).
+ * restricted search still returns k hits when k allowed documents match). `stats` replaces the
+ * index's own collection statistics (see `Bm25Stats`).
  */
-export function searchBm25(index: Bm25Index, query: string, k: number, allowed?: Uint8Array): SearchHit[] {
-  const { k1, b } = index.params;
+export function searchBm25(
+  index: Bm25Index,
+  query: string,
+  k: number,
+  allowed?: Uint8Array,
+  stats?: Bm25Stats,
+): SearchHit[] {
+  const { k1 } = index.params;
   const n = index.docCount;
   if (n === 0 || k <= 0) return [];
-  const avgdl = index.totalLength / n || 1;
-  // One score array per index, reused (and re-zeroed where touched): no 8n-byte allocation per query.
-  let scores = scratch.get(index);
-  if (!scores) {
-    scores = new Float64Array(n);
-    scratch.set(index, scores);
-  }
+  const docCount = stats ? stats.docCount : n;
+  const avgdl = (stats ? stats.totalLength : index.totalLength) / docCount || 1;
+  const { scores, norm } = scratchFor(index, avgdl);
   const hitDocs: number[] = [];
-  const { postings, postingOffsets, docLengths } = index;
-  for (const term of new Set(tokenize(query))) {
+  const { postings, postingOffsets } = index;
+  for (const term of queryTerms(query)) {
     const t = findTerm(index, term);
     if (t < 0) continue;
-    const idf = bm25Idf(n, index.df[t]!);
+    const idf = bm25Idf(docCount, stats?.df.get(term) ?? index.df[t]!);
     let p = postingOffsets[t]!;
     const end = postingOffsets[t + 1]!;
     let doc = 0;
     while (p < end) {
-      let gap = 0;
-      let shift = 0;
-      let byte: number;
-      do {
+      // varints: one byte in the common case (gaps and term frequencies below 128)
+      let byte = postings[p++]!;
+      let gap = byte & 0x7f;
+      for (let shift = 7; byte & 0x80; shift += 7) {
         byte = postings[p++]!;
         gap += (byte & 0x7f) * 2 ** shift;
-        shift += 7;
-      } while (byte & 0x80);
-      let tf = 0;
-      shift = 0;
-      do {
+      }
+      byte = postings[p++]!;
+      let tf = byte & 0x7f;
+      for (let shift = 7; byte & 0x80; shift += 7) {
         byte = postings[p++]!;
         tf += (byte & 0x7f) * 2 ** shift;
-        shift += 7;
-      } while (byte & 0x80);
+      }
       doc += gap;
       if (doc >= n) break; // only a damaged index (checksums make this unreachable)
       if (allowed && allowed[doc] !== 1) continue;
-      const s = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * docLengths[doc]!) / avgdl));
       if (scores[doc] === 0) hitDocs.push(doc);
-      scores[doc]! += s;
+      scores[doc]! += (idf * tf * (k1 + 1)) / (tf + norm[doc]!);
     }
   }
   const top = new TopK(Math.min(k, hitDocs.length));

@@ -1,5 +1,13 @@
 import test from 'ava';
-import { bm25Idf, buildBm25, DEFAULT_BM25, findTerm, searchBm25 } from '../../src/index/bm25.js';
+import {
+  bm25Idf,
+  bm25Stats,
+  buildBm25,
+  DEFAULT_BM25,
+  findTerm,
+  mergeBm25Stats,
+  searchBm25,
+} from '../../src/index/bm25.js';
 import { decodeBm25, encodeBm25 } from '../../src/index/bm25-codec.js';
 import { tokenize } from '../../src/index/tokenize.js';
 
@@ -128,4 +136,25 @@ test('BM25 index survives encode/decode bit-exactly and the dictionary is sorted
   t.throws(() => decodeBm25(bytes, 301, (r) => new Error(r)), { message: /300 documents for 301/ });
   t.throws(() => decodeBm25(bytes.subarray(0, bytes.length - 1), 300, (r) => new Error(r)));
   t.deepEqual(DEFAULT_BM25, { k1: 1.2, b: 0.75 });
+});
+
+test('two indexes scored with their summed statistics give the scores of one index over both', async (t) => {
+  const whole = await buildBm25(corpus);
+  const left = await buildBm25(corpus.slice(0, 2));
+  const right = await buildBm25(corpus.slice(2));
+  for (const query of ['brown fox', 'quick', 'dog storage', 'fox fox lazy', 'zebra']) {
+    const stats = mergeBm25Stats([bm25Stats(left, query), bm25Stats(right, query)]);
+    t.deepEqual(stats, bm25Stats(whole, query), query);
+    const split = [
+      ...searchBm25(left, query, 10, undefined, stats),
+      ...searchBm25(right, query, 10, undefined, stats).map((h) => ({
+        ...h,
+        chunkOrdinal: h.chunkOrdinal + 2,
+      })),
+    ].sort((a, b) => b.score - a.score || a.chunkOrdinal - b.chunkOrdinal);
+    t.deepEqual(split, searchBm25(whole, query, 10), query);
+  }
+  // Its own statistics, passed explicitly, change nothing; other statistics change the scores.
+  t.deepEqual(searchBm25(left, 'fox', 5, undefined, bm25Stats(left, 'fox')), searchBm25(left, 'fox', 5));
+  t.notDeepEqual(searchBm25(left, 'fox', 5, undefined, bm25Stats(whole, 'fox')), searchBm25(left, 'fox', 5));
 });
