@@ -160,17 +160,11 @@ export function bm25Idf(docCount: number, df: number): number {
   return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
 }
 
-/**
- * What BM25 needs to know about the collection for one query: the number of documents, their
- * total length, and each query term's document frequency. Summed over several indexes
- * (`mergeBm25Stats`) and passed to `searchBm25`, they make every index score its documents as if
- * all of them were one collection (global IDF and average length), so scores from different
- * stores can be merged into one ranking.
- */
+/** A store's BM25 view of one query's terms: what its ceiling (`bm25Ceiling`) is computed from. */
 export interface Bm25Stats {
   docCount: number;
-  totalLength: number;
-  /** Document frequency per query term; a term no index holds is absent. */
+  k1: number;
+  /** Document frequency of each query term the index holds. */
   df: ReadonlyMap<string, number>;
 }
 
@@ -185,19 +179,19 @@ export function bm25Stats(index: Bm25Index, query: string): Bm25Stats {
     const t = findTerm(index, term);
     if (t >= 0) df.set(term, index.df[t]!);
   }
-  return { docCount: index.docCount, totalLength: index.totalLength, df };
+  return { docCount: index.docCount, k1: index.params.k1, df };
 }
 
-export function mergeBm25Stats(parts: readonly Bm25Stats[]): Bm25Stats {
-  const df = new Map<string, number>();
-  let docCount = 0;
-  let totalLength = 0;
-  for (const p of parts) {
-    docCount += p.docCount;
-    totalLength += p.totalLength;
-    for (const [term, n] of p.df) df.set(term, (df.get(term) ?? 0) + n);
-  }
-  return { docCount, totalLength, df };
+/**
+ * The score no document of the index reaches for `terms`: Σ idf(t) × (k1 + 1), the limit of each
+ * term's saturating part as its frequency grows. A term the index does not hold counts with the
+ * idf of an unseen term (it is part of the query, and no document here can match it). A score
+ * divided by this ceiling is the idf-weighted share of the query a chunk matches, in [0, 1).
+ */
+export function bm25Ceiling(stats: Bm25Stats, terms: Iterable<string>): number {
+  let sum = 0;
+  for (const term of terms) sum += bm25Idf(stats.docCount, stats.df.get(term) ?? 0) * (stats.k1 + 1);
+  return sum;
 }
 
 interface Scratch {
@@ -229,28 +223,20 @@ function scratchFor(index: Bm25Index, avgdl: number): Scratch {
 /**
  * The k best documents for `query` (repeated query terms count once), best first; ties go to the
  * lower ordinal. `allowed[ordinal] === 1` restricts candidates (filter before ranking, so a
- * restricted search still returns k hits when k allowed documents match). `stats` replaces the
- * index's own collection statistics (see `Bm25Stats`).
+ * restricted search still returns k hits when k allowed documents match).
  */
-export function searchBm25(
-  index: Bm25Index,
-  query: string,
-  k: number,
-  allowed?: Uint8Array,
-  stats?: Bm25Stats,
-): SearchHit[] {
+export function searchBm25(index: Bm25Index, query: string, k: number, allowed?: Uint8Array): SearchHit[] {
   const { k1 } = index.params;
   const n = index.docCount;
   if (n === 0 || k <= 0) return [];
-  const docCount = stats ? stats.docCount : n;
-  const avgdl = (stats ? stats.totalLength : index.totalLength) / docCount || 1;
+  const avgdl = index.totalLength / n || 1;
   const { scores, norm } = scratchFor(index, avgdl);
   const hitDocs: number[] = [];
   const { postings, postingOffsets } = index;
   for (const term of queryTerms(query)) {
     const t = findTerm(index, term);
     if (t < 0) continue;
-    const idf = bm25Idf(docCount, stats?.df.get(term) ?? index.df[t]!);
+    const idf = bm25Idf(n, index.df[t]!);
     let p = postingOffsets[t]!;
     const end = postingOffsets[t + 1]!;
     let doc = 0;

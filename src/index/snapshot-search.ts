@@ -23,12 +23,9 @@ export interface OpenSnapshot {
   readonly removedTemps: string[];
   /** Cosine similarity, best first; only chunks of `allowedSourceIds` when given. */
   searchVector(query: Float32Array, k: number, allowedSourceIds?: Set<string>): SearchHit[];
-  /**
-   * BM25 score, best first; only chunks of `allowedSourceIds` when given. `stats` replaces the
-   * snapshot's own collection statistics (several stores scored as one collection).
-   */
-  searchLexical(query: string, k: number, allowedSourceIds?: Set<string>, stats?: Bm25Stats): SearchHit[];
-  /** This snapshot's BM25 statistics for the query's terms (summed over stores by the caller). */
+  /** BM25 score, best first; only chunks of `allowedSourceIds` when given. */
+  searchLexical(query: string, k: number, allowedSourceIds?: Set<string>): SearchHit[];
+  /** This snapshot's BM25 statistics for the query's terms (see `bm25Ceiling`). */
   lexicalStats(query: string): Bm25Stats;
   chunkAt(ordinal: number): { doc: SnapshotDoc; chunk: SnapshotChunk };
   close(): void;
@@ -122,9 +119,9 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
       const hits = s.graph.search(query, k, ef, m).filter((h) => m[h.chunkOrdinal] === 1);
       return hits.length >= Math.min(k, count) ? hits : exact(query, k, m);
     },
-    searchLexical(query, k, allowedSourceIds, stats) {
+    searchLexical(query, k, allowedSourceIds) {
       open();
-      return searchBm25(s.bm25, query, k, allowedSourceIds ? mask(allowedSourceIds).mask : undefined, stats);
+      return searchBm25(s.bm25, query, k, allowedSourceIds ? mask(allowedSourceIds).mask : undefined);
     },
     lexicalStats(query) {
       open();

@@ -6,9 +6,12 @@ import { compareFused, type FusionOptions, fusionSettings, rrfScore } from './fu
 // each store's best hit gets the same top score whatever its match quality, so the only hit of a
 // tiny unrelated store sits next to the best hit of the relevant one. Instead the stores' hits
 // form global lists before fusion, and a hit earns its rank against every store's hits:
-//   - lexical: one list of all stores' BM25 hits by score. The scores are comparable because
-//     every store scores with the same collection statistics (summed document count, lengths and
-//     document frequencies, src/index/bm25.ts `Bm25Stats`), i.e. as one index would;
+//   - lexical: one list of all stores' BM25 hits by `lexicalMatch`, the score as a share of its
+//     store's ceiling for the query (src/index/bm25.ts `bm25Ceiling`): the idf-weighted share of
+//     the query's terms the chunk matches, where a term the store lacks counts against it. Raw
+//     BM25 scores of different stores do not compare (idf and lengths are per store), and
+//     scoring every store with summed statistics would reorder each store's own hits whenever
+//     another store is added; a share keeps each store's order and compares across stores;
 //   - vector: one list per embedding space (model fingerprint) by cosine. Cosines of one model are
 //     comparable across stores (a Qdrant store of that model included); cosines of different
 //     models are not, so each model's list keeps its own ranks, spread over the merged scale in
@@ -19,7 +22,9 @@ import { compareFused, type FusionOptions, fusionSettings, rrfScore } from './fu
 //     (wv + wl) / (the weights of the lists the store was searched with), so a vector-only store
 //     (Qdrant) is not capped at half of a hybrid store's score. A hybrid store whose lexical list
 //     is empty for this query was searched lexically and gets no such scaling.
-// With one store this is exactly `fuseRankings` over its two lists.
+// Ties between stores break by store id, then by position. With one store this is exactly
+// `fuseRankings` over its two lists, and adding a store never reorders another store's hits
+// within the lexical or the vector list.
 
 export interface StoreHits {
   storeId: string;
@@ -33,7 +38,7 @@ export interface StoreHits {
   chunks: number;
   /** Best first, `vectorScore` set. */
   vector: readonly Candidate[];
-  /** Best first, `lexicalScore` set, scored with statistics shared by every store in the merge. */
+  /** Best first, `lexicalScore` and (when the store has statistics) `lexicalMatch` set. */
   lexical: readonly Candidate[];
 }
 
@@ -42,7 +47,7 @@ export function mergeStores(stores: readonly StoreHits[], perList: number): Cand
   const order = [...stores].sort((a, b) => (a.storeId < b.storeId ? -1 : a.storeId > b.storeId ? 1 : 0));
   const lexical = topByScore(
     order.filter((s) => s.searchedLexical).map((s) => s.lexical),
-    (c) => c.lexicalScore,
+    (c) => c.lexicalMatch ?? c.lexicalScore,
     perList,
   );
   const spaces = new Map<string, StoreHits[]>();

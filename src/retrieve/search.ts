@@ -1,6 +1,6 @@
 import { countTokens } from '../chunk/tokenizer.js';
 import { createError } from '../errors.js';
-import { type Bm25Stats, mergeBm25Stats } from '../index/bm25.js';
+import { type Bm25Stats, bm25Ceiling } from '../index/bm25.js';
 import { openSnapshot } from '../index/snapshot-io.js';
 import type { OpenSnapshot } from '../index/snapshot-search.js';
 import { korttyHome, snapshotPath } from '../storage/paths.js';
@@ -27,12 +27,9 @@ export const CANDIDATES_PER_LIST = 40;
 export interface StoreBackend {
   /** Vector hits (cosine, best first) over the allowed sources. */
   vector(query: Float32Array, k: number, allowed: Set<string>): Promise<Candidate[]> | Candidate[];
-  /**
-   * Lexical hits (BM25, best first); absent for backends without a lexical index (Qdrant).
-   * `stats`, when given, replaces the store's own collection statistics (a multi-store search).
-   */
-  lexical?(query: string, k: number, allowed: Set<string>, stats?: Bm25Stats): Candidate[];
-  /** The store's BM25 statistics for the query's terms, summed across stores into `stats`. */
+  /** Lexical hits (BM25, best first); absent for backends without a lexical index (Qdrant). */
+  lexical?(query: string, k: number, allowed: Set<string>): Candidate[];
+  /** The store's BM25 statistics for the query's terms, from which its hits' `lexicalMatch` is set. */
   lexicalStats?(query: string): Bm25Stats;
   close(): void;
 }
@@ -120,14 +117,17 @@ export async function search(req: SearchRequest, deps: SearchDeps): Promise<Sear
   const lexical = searched.filter((x) => x.lexical);
   if (lexical.length > 0) {
     const t1 = performance.now();
-    // Several stores score with their summed statistics, so their BM25 scores compare (merge.ts).
-    const stats =
-      lexical.length > 1 && lexical.every((s) => s.backend.lexicalStats)
-        ? mergeBm25Stats(lexical.map((s) => s.backend.lexicalStats!(query)))
-        : undefined;
-    for (const s of lexical) {
-      hits.get(s.store.id)!.lexical = s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed, stats);
-    }
+    // Each store scores with its own statistics (its ranking is what it would be alone); a hit's
+    // share of its store's ceiling is what compares across stores (merge.ts). Terms no store
+    // holds are left out of every ceiling: no store can match them.
+    const stats = lexical.map((s) => s.backend.lexicalStats?.(query));
+    const held = new Set(stats.flatMap((st) => (st ? [...st.df.keys()] : [])));
+    lexical.forEach((s, i) => {
+      const ceiling = stats[i] ? bm25Ceiling(stats[i], held) : 0;
+      hits.get(s.store.id)!.lexical = s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed).map((c) =>
+        ceiling > 0 && c.lexicalScore !== undefined ? { ...c, lexicalMatch: c.lexicalScore / ceiling } : c,
+      );
+    });
     timings.searchMs += performance.now() - t1;
   }
 
@@ -186,8 +186,8 @@ export function snapshotBackend(store: StoreConfig, snap: OpenSnapshot): StoreBa
   return {
     vector: (q, k, allowed) =>
       snap.searchVector(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'vector')),
-    lexical: (q, k, allowed, stats) =>
-      snap.searchLexical(q, k, allowed, stats).map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical')),
+    lexical: (q, k, allowed) =>
+      snap.searchLexical(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical')),
     lexicalStats: (q) => snap.lexicalStats(q),
     close: () => snap.close(),
   };

@@ -25,7 +25,9 @@ function store(
       fusedScore: 0,
       path: `/${storeId}/${chunk}.md`,
     }),
-    [kind]: (kind === 'vectorScore' ? 1 : 10) - i / 100,
+    ...(kind === 'vectorScore'
+      ? { vectorScore: 1 - i / 100 }
+      : { lexicalScore: 10 - i, lexicalMatch: 0.9 - i / 100 }),
   });
   return {
     storeId,
@@ -52,16 +54,17 @@ test('one store: exactly reciprocal rank fusion of its two lists', (t) => {
     merged.map((c) => [c.key, c.vectorRank, c.lexicalRank, c.fusedScore]),
     fused.map((f) => [f.key, f.vectorRank, f.lexicalRank, f.fusedScore]),
   );
-  t.is(merged.find((c) => c.key === 's:a')!.lexicalScore, 10 - 2 / 100, 'both lists’ scores are kept');
+  t.is(merged.find((c) => c.key === 's:a')!.lexicalScore, 10 - 2, 'both lists’ scores are kept');
   t.is(merged.find((c) => c.key === 's:a')!.vectorScore, 1);
 });
 
 test('stores share global lists: a small store’s best hit ranks by its scores, not first', (t) => {
-  // big's hits score higher in both lists than small's single hit.
+  // big's hits match better in both lists than small's single hit, though small's raw BM25 is
+  // higher (its statistics differ): lexical hits compare by their share of their store's ceiling.
   const big = store('big', { vector: ['b1', 'b2', 'b3'], lexical: ['b1', 'b2', 'b3'] });
   const small = store('small', { vector: ['s1'], lexical: ['s1'] });
   small.vector = small.vector.map((c) => ({ ...c, vectorScore: 0.5 }));
-  small.lexical = small.lexical.map((c) => ({ ...c, lexicalScore: 2 }));
+  small.lexical = small.lexical.map((c) => ({ ...c, lexicalScore: 40, lexicalMatch: 0.2 }));
   const merged = mergeStores([small, big], 40);
   t.deepEqual(
     merged.map((c) => [c.key, c.vectorRank, c.lexicalRank]),
