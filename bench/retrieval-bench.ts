@@ -292,7 +292,10 @@ export async function benchRetrieval(): Promise<BenchRow[]> {
         {
           name: 'retrieval: hybrid / vector-only latency, p50',
           ratio: pct(h.total, 0.5) / pct(v.total, 0.5),
-          details: `${nq} queries per mode; hybrid ${describe(h)}; vector-only ${describe(v)}; ${(excerpts / nq).toFixed(1)} excerpts per hybrid answer`,
+          details:
+            `in-process hybrid p50 ${ms(pct(h.total, 0.5))}, p99 ${ms(pct(h.total, 0.99))} at ${n} chunks; ` +
+            `${nq} queries per mode; hybrid ${describe(h)}; vector-only ${describe(v)}; ` +
+            `${(excerpts / nq).toFixed(1)} excerpts per hybrid answer`,
         },
         {
           name: 'retrieval: hybrid / vector-only latency, p99',
@@ -305,7 +308,8 @@ export async function benchRetrieval(): Promise<BenchRow[]> {
           details: `lexical-only ${describe(l)} (no query embedding); first search ${(coldMs / 1000).toFixed(1)} s (opens the snapshot, loads the model)`,
         },
         {
-          // Bounds count tokens of candidate renderings many times; one count of the final block is the floor.
+          // Bounds count the short header lines, the excerpt being trimmed and the final block once; one
+          // count of the final block is the floor.
           name: 'retrieval: hybrid assembly / one token count of its block, p50',
           ratio: pct(h.assemble, 0.5) / pct(blockCount, 0.5),
           details: `assembly p50 ${ms(pct(h.assemble, 0.5))}, countTokens(final block) p50 ${ms(pct(blockCount, 0.5))}`,

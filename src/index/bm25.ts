@@ -197,25 +197,25 @@ export function bm25Ceiling(stats: Bm25Stats, terms: Iterable<string>): number {
 interface Scratch {
   /** Score accumulator, re-zeroed where touched: no 8n-byte allocation per query. */
   scores: Float64Array;
-  /** k1 × (1 − b + b × length / avgdl) per document, for the avgdl it was computed with. */
+  /** Documents with a score, in the order first touched. */
+  hits: Uint32Array;
+  /** k1 × (1 − b + b × length / avgdl) per document: the same for every query. */
   norm: Float64Array;
-  avgdl: number;
 }
 
 const scratch = new WeakMap<Bm25Index, Scratch>();
 
-function scratchFor(index: Bm25Index, avgdl: number): Scratch {
-  const n = index.docCount;
+function scratchFor(index: Bm25Index): Scratch {
   let s = scratch.get(index);
   if (!s) {
-    s = { scores: new Float64Array(n), norm: new Float64Array(n), avgdl: Number.NaN };
-    scratch.set(index, s);
-  }
-  if (s.avgdl !== avgdl) {
+    const n = index.docCount;
     const { k1, b } = index.params;
     const { docLengths } = index;
-    for (let doc = 0; doc < n; doc++) s.norm[doc] = k1 * (1 - b + (b * docLengths[doc]!) / avgdl);
-    s.avgdl = avgdl;
+    const avgdl = index.totalLength / n || 1;
+    const norm = new Float64Array(n);
+    for (let doc = 0; doc < n; doc++) norm[doc] = k1 * (1 - b + (b * docLengths[doc]!) / avgdl);
+    s = { scores: new Float64Array(n), hits: new Uint32Array(n), norm };
+    scratch.set(index, s);
   }
   return s;
 }
@@ -229,9 +229,8 @@ export function searchBm25(index: Bm25Index, query: string, k: number, allowed?:
   const { k1 } = index.params;
   const n = index.docCount;
   if (n === 0 || k <= 0) return [];
-  const avgdl = index.totalLength / n || 1;
-  const { scores, norm } = scratchFor(index, avgdl);
-  const hitDocs: number[] = [];
+  const { scores, hits, norm } = scratchFor(index);
+  let hitCount = 0;
   const { postings, postingOffsets } = index;
   for (const term of queryTerms(query)) {
     const t = findTerm(index, term);
@@ -257,12 +256,13 @@ export function searchBm25(index: Bm25Index, query: string, k: number, allowed?:
       doc += gap;
       if (doc >= n) break; // only a damaged index (checksums make this unreachable)
       if (allowed && allowed[doc] !== 1) continue;
-      if (scores[doc] === 0) hitDocs.push(doc);
+      if (scores[doc] === 0) hits[hitCount++] = doc;
       scores[doc]! += (idf * tf * (k1 + 1)) / (tf + norm[doc]!);
     }
   }
-  const top = new TopK(Math.min(k, hitDocs.length));
-  for (const doc of hitDocs) {
+  const top = new TopK(Math.min(k, hitCount));
+  for (let i = 0; i < hitCount; i++) {
+    const doc = hits[i]!;
     top.push(scores[doc]!, doc);
     scores[doc] = 0;
   }

@@ -13,7 +13,7 @@
 // key), so input order never matters. One that does not fit whole is cut at a line boundary
 // (or, for a single over-long line, at whitespace) to the longest prefix that fits and marked
 // trimmed, provided the kept text is at least `minTrimTokens` long; otherwise it is skipped and
-// later (smaller) candidates still get a chance. A chunk whose text repeats an already selected
+// later (smaller) candidates still get a chance. A trimmed excerpt fills the budget: it is the last. A chunk whose text repeats an already selected
 // one (copies of a file in two sources or stores) is skipped: it would spend budget on nothing new.
 // Markers R1..Rn follow final rank order; the same inputs always give the same markers.
 //
@@ -196,6 +196,10 @@ function selectByTokens(ranked: readonly Candidate[], plan: Plan, countTokens: C
     const whole = picker.next(c);
     if (!whole) continue;
     const room = plan.budget - used - (selected.length > 0 ? sep : 0);
+    // Once the block is nearly full, a candidate whose text alone exceeds the room and the
+    // shortest trim it may be cut to is skipped without counting anything.
+    const known = knownTokens(whole);
+    if (known !== undefined && room + ESTIMATE_SLACK < Math.min(plan.minTrim, known)) continue;
     const head = excerptHead(whole);
     const frameTokens = countTokens(head) + endTokens;
     // Header and tags alone do not fit: once the budget is full, later candidates are rejected
@@ -205,11 +209,14 @@ function selectByTokens(ranked: readonly Candidate[], plan: Plan, countTokens: C
     const fit =
       estimate <= room
         ? { excerpt: whole, cost: estimate }
-        : fitExcerpt(whole, room, countTokens, plan.minTrim, estimate);
+        : fitExcerpt(whole, room, countTokens, plan.minTrim, estimate, frameTokens);
     if (!fit) continue;
     picker.take(whole, fit.excerpt);
     wholes.push(whole);
     used += fit.cost + (selected.length > 1 ? sep : 0);
+    // A trimmed excerpt is cut to the longest prefix that fits: less than one of its lines is
+    // left, too little for another header, so the search for candidates ends here.
+    if (fit.excerpt.trimmed) break;
   }
 
   // The real block, counted once (unless its bytes already prove it fits); if the estimates were
@@ -273,6 +280,8 @@ function estimateCost(whole: Excerpt, head: string, frameTokens: number, countTo
 
 /** How far an estimate may fall short of the exact count before the exact count is worth taking. */
 const ESTIMATE_SLACK = 8;
+/** Tokens that pieces counted apart may differ by from the joined string, at one or two joins. */
+const JOIN_SLACK = 2;
 
 /**
  * The excerpt whole if its rendering fits `room` tokens, else the longest prefix that fits —
@@ -286,6 +295,7 @@ function fitExcerpt(
   countTokens: CountTokens,
   minTrim: number,
   estimate: number,
+  frameTokens?: number,
 ): { excerpt: Excerpt; cost: number } | undefined {
   const render = (e: Excerpt) => countTokens(renderExcerpt(e));
   const make = (cut: number): Excerpt => {
@@ -293,9 +303,14 @@ function fitExcerpt(
     if (whole.lineStart !== undefined) e.lineEnd = whole.lineStart + countNewlines(e.text);
     return e;
   };
-  // Header-only cost first: cheap, and once the budget is full it rejects without counting the text.
+  // No prefix could keep the `minTrim` tokens a trimmed excerpt must keep (checked first with the
+  // header and tags counted apart, which the caller already has: when the block is nearly full,
+  // most candidates stop here at no cost).
+  const known = knownTokens(whole);
+  const least = Math.min(minTrim, known ?? Number.POSITIVE_INFINITY);
+  if (frameTokens !== undefined && room - frameTokens + JOIN_SLACK < least) return undefined;
   const empty = render(make(0));
-  if (empty >= room) return undefined;
+  if (empty >= room || room - empty + JOIN_SLACK < least) return undefined;
   if (estimate <= room + ESTIMATE_SLACK) {
     const full = render(whole);
     if (full <= room) return { excerpt: whole, cost: full };
@@ -313,7 +328,7 @@ function fitExcerpt(
   if (!best) return undefined;
   const excerpt = make(best.cut);
   const kept = countTokens(excerpt.text);
-  if (kept < minTrim && kept < (knownTokens(whole) ?? countTokens(text))) return undefined;
+  if (kept < minTrim && kept < (known ?? countTokens(text))) return undefined;
   excerpt.tokens = kept;
   return { excerpt, cost: best.cost };
 }

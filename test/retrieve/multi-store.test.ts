@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import test from 'ava';
+import { disposeTokenizer, tokenizerLoaded } from '../../src/chunk/tokenizer.js';
 import { addLocalModel } from '../../src/embed/model-registry.js';
 import { STARTER_MODEL_ID } from '../../src/embed/starter-model.js';
 import { createSearchDeps, search } from '../../src/retrieve/search.js';
@@ -42,6 +43,36 @@ async function storeOf(
 }
 
 const file = (p: string) => basename(p);
+
+test.serial(
+  'a block that fits by its bytes is assembled without loading the tokenizer; a large one loads it',
+  async (t) => {
+    const home = await homeWithStarter();
+    const small = await storeOf(home, 'Small notes', [notes()]);
+    const large = await storeOf(home, 'Large', [
+      Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`part-${i}.md`, prose('archive', 60, i)])),
+    ]);
+    const deps = createSearchDeps(home);
+    try {
+      disposeTokenizer(); // indexing used it
+      const res = await search({ stores: [small], query: 'release archive upload' }, deps);
+      t.true(res.excerpts.length > 0);
+      t.false(tokenizerLoaded(), 'no token was counted');
+      t.true(
+        res.excerpts.every((e) => e.tokens > 0 && e.tokens === e.originalTokens),
+        'counts come from the chunk table',
+      );
+      const big = await search({ stores: [large], query: 'archive' }, deps);
+      t.true(tokenizerLoaded());
+      t.true(
+        big.excerpts.some((e) => e.trimmed),
+        'the budget binds',
+      );
+    } finally {
+      await deps.close();
+    }
+  },
+);
 
 test('notes next to 300 man pages: tar.txt is [R1] for the tar question, the notes do not crowd it out', async (t) => {
   const home = await homeWithStarter();
