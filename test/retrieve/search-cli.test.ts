@@ -1,40 +1,22 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import test from 'ava';
-import type { CliIO } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
 import { STARTER_MODEL_ID } from '../../src/embed/starter-model.js';
 import { createDefaultPorts } from '../../src/store/default-ports.js';
 import { addSources, createStore } from '../../src/store/engine.js';
 import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
+import { answeredBy, kill, cli as run, servicePid, writeConfig } from '../service/helpers.js';
 
-// `kortty-rag search --candidates N`: the fused ranking beyond the bounded block, for diagnostics.
+// `kortty-rag search --candidates N`: the fused ranking beyond the bounded block, for diagnostics,
+// through the real CLI, in-process and from the query service.
 
-function io(): CliIO & { out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  return {
-    stdout,
-    stderr,
-    stdin: Readable.from(['']),
-    env: process.env,
-    cwd: process.cwd(),
-    out: () => out,
-    err: () => err,
-  };
-}
-
-async function cli(argv: string[]) {
-  const c = io();
-  const code = await main(argv, c);
-  return { code, out: c.out(), err: c.err() };
-}
+let env: NodeJS.ProcessEnv = process.env;
+const cli = (argv: string[]) => run(env, argv).then((r) => ({ code: r.code, out: r.stdout, err: r.stderr }));
+let home = '';
+test.after.always(async () => {
+  if (home) await kill(await servicePid(home));
+});
 
 interface Row {
   rank: number;
@@ -56,7 +38,10 @@ interface Row {
 test.serial(
   '--json --candidates N: the first N of the fused ranking, with markers, scores and locations',
   async (t) => {
-    const home = await homeWithStarter();
+    home = await homeWithStarter();
+    env = { ...process.env, KORTTY_HOME: home };
+    // Generous timeouts: a loaded machine must not turn "answered by the service" into a fallback.
+    await writeConfig(home, { answerTimeoutMs: 60_000, startTimeoutMs: 120_000 });
     const root = await mkdtemp(join(tmpdir(), 'kortty-cli-src-'));
     const files: Record<string, string> = {};
     for (let i = 0; i < 12; i++) files[`orchard-${i}.md`] = prose(i % 3 ? 'orchard' : 'harvest', 6 + i, i);
@@ -64,7 +49,7 @@ test.serial(
     await createStore({ name: 'Docs', modelId: STARTER_MODEL_ID }, home);
     await addSources('Docs', [{ kind: 'folder', path: root }], { ports: createDefaultPorts(home) }, home);
 
-    const plain = await cli(['search', '--store', 'Docs', '--json', 'orchard harvest']);
+    const plain = await cli(['search', '--no-service', '--store', 'Docs', '--json', 'orchard harvest']);
     t.is(plain.code, 0, plain.err);
     const base = JSON.parse(plain.out);
     t.deepEqual(
@@ -73,7 +58,16 @@ test.serial(
       'without --candidates the shape is unchanged',
     );
 
-    const res = await cli(['search', '--store', 'Docs', '--json', '--candidates', '10', 'orchard harvest']);
+    const res = await cli([
+      'search',
+      '--no-service',
+      '--store',
+      'Docs',
+      '--json',
+      '--candidates',
+      '10',
+      'orchard harvest',
+    ]);
     t.is(res.code, 0, res.err);
     const json = JSON.parse(res.out) as {
       block: string;
@@ -123,15 +117,41 @@ test.serial(
     t.is(rows.filter((r) => r.marker !== null).length, json.excerpts.length);
 
     const all = JSON.parse(
-      (await cli(['search', '--store', 'Docs', '--json', '--candidates', '500', 'orchard harvest'])).out,
+      (
+        await cli([
+          'search',
+          '--no-service',
+          '--store',
+          'Docs',
+          '--json',
+          '--candidates',
+          '500',
+          'orchard harvest',
+        ])
+      ).out,
     );
     t.true(all.candidates.length > 10 && all.candidates.length < 500, 'at most the whole ranking');
+
+    // The query service gives the same ranking.
+    const warm = await cli([
+      'search',
+      '--verbose',
+      '--store',
+      'Docs',
+      '--json',
+      '--candidates',
+      '10',
+      'orchard harvest',
+    ]);
+    t.is(warm.code, 0, warm.err);
+    t.truthy(answeredBy(warm.err), warm.err);
+    t.deepEqual(JSON.parse(warm.out).candidates, rows);
 
     const text = await cli(['search', '--store', 'Docs', '--candidates', '3', 'orchard harvest']);
     t.is(text.code, 0);
     t.regex(
       text.out,
-      /\nfused ranking \(first 3 of \d+ candidates\):\n {2}1 \[R1\] .+ {2}fused \d\.\d{4} {2}store Docs\n {2}2 /,
+      /\nfused ranking \(first 3\):\n {2}1 \[R1\] .+ {2}fused \d\.\d{4} {2}store Docs\n {2}2 /,
     );
 
     const bad = await cli(['search', '--store', 'Docs', '--candidates', 'ten', 'orchard']);

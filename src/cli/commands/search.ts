@@ -2,14 +2,21 @@ import { parseArgs } from 'node:util';
 import { createError } from '../../errors.js';
 import { formatLocation } from '../../retrieve/block.js';
 import { sanitizeInline } from '../../retrieve/sanitize.js';
-import { createSearchDeps, type SearchMode, type SearchResult, search } from '../../retrieve/search.js';
-import { findStore, listStores } from '../../store/engine.js';
+import type { SearchMode } from '../../retrieve/search.js';
+import { searchViaService } from '../../service/warm-path.js';
+import { korttyHome } from '../../storage/paths.js';
+import type { Candidate, Excerpt } from '../../types.js';
 import type { CliIO } from '../io.js';
 
-const USAGE = `usage: kortty-rag search [--store S]... [--mode hybrid|vector|lexical] [--context-window N] [--candidates N] [--json] QUERY
+// Only what the warm path needs is imported up front: when the query service answers, this process
+// never loads the engine, the tokenizer or a model. The in-process search is imported on fallback.
+
+const USAGE = `usage: kortty-rag search [--store S]... [--mode hybrid|vector|lexical] [--context-window N] [--candidates N] [--json] [--verbose] [--no-service] QUERY
 Test search: retrieval only, no chat model. Prints the exact <retrieved_context> block a model would get,
 then each excerpt's vector rank, lexical rank and fused score. --candidates N adds the first N of the
-fused ranking the excerpts were chosen from (with --json: a "candidates" array).`;
+fused ranking the excerpts were chosen from (with --json: a "candidates" array). The query service
+answers when it runs (search starts it); --no-service searches in this process; --verbose says which
+one answered.`;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -21,6 +28,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       'context-window': { type: 'string' },
       candidates: { type: 'string' },
       json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
+      'no-service': { type: 'boolean' },
     },
   });
   const query = positionals.join(' ');
@@ -42,58 +51,61 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       reason: `"${values.candidates}" is not a whole number of candidates`,
     });
   }
-  const stores = values.store ? await Promise.all(values.store.map((s) => findStore(s))) : await listStores();
-  const deps = createSearchDeps();
-  try {
-    const res = await search(
+  const home = korttyHome(io.env);
+  const contextWindow = values['context-window'] ? Number(values['context-window']) : undefined;
+  const say = (m: string) => io.stderr.write(`kortty-rag search: ${m}\n`);
+  const verbose = values.verbose ? say : undefined;
+  let res: { block: string; excerpts: Excerpt[]; candidates?: Candidate[]; timings: unknown } | undefined;
+  if (!values['no-service']) {
+    const warm = await searchViaService(
       {
-        stores,
         query,
         mode,
-        ...(values['context-window'] ? { contextWindow: Number(values['context-window']) } : {}),
+        ...(values.store ? { stores: values.store } : {}),
+        ...(contextWindow !== undefined ? { contextWindow } : {}),
+        ...(shown > 0 ? { candidates: shown } : {}),
       },
-      deps,
+      { home, verbose, warn: say },
     );
-    const ranking = candidateRows(res, shown);
-    if (values.json) {
-      const out = { block: res.block, excerpts: res.excerpts, timings: res.timings };
-      io.stdout.write(
-        `${JSON.stringify(values.candidates === undefined ? out : { ...out, candidates: ranking }, null, 2)}\n`,
-      );
-      return 0;
-    }
-    if (res.excerpts.length === 0) {
-      io.stdout.write('no excerpts found (check that sources are enabled and indexed)\n');
-    } else {
-      io.stdout.write(`${res.block}\n\n`);
-      for (const e of res.excerpts) io.stdout.write(`[${e.marker}] ${scoreLine(e)}\n`);
-    }
-    if (ranking.length > 0) {
-      io.stdout.write(`\nfused ranking (first ${ranking.length} of ${res.candidates.length} candidates):\n`);
-      res.candidates.slice(0, shown).forEach((c, i) => {
-        const marker = ranking[i]!.marker;
-        const line = `${String(i + 1).padStart(3)} ${marker ? `[${marker}]` : '    '} ${scoreLine(c)}`;
-        io.stdout.write(`${line}  store ${sanitizeInline(c.storeName)}\n`);
-      });
-    }
-    return 0;
-  } finally {
-    await deps.close();
+    if (warm.ok) res = warm.value as unknown as typeof res;
+    else verbose?.(`query service not used (${warm.reason}); searching in-process`);
   }
+  res ??= await searchInProcess(query, mode, values.store, contextWindow);
+  const ranking = candidateRows(res, shown);
+  if (values.json) {
+    const out = { block: res.block, excerpts: res.excerpts, timings: res.timings };
+    io.stdout.write(
+      `${JSON.stringify(values.candidates === undefined ? out : { ...out, candidates: ranking }, null, 2)}\n`,
+    );
+    return 0;
+  }
+  if (res.excerpts.length === 0) {
+    io.stdout.write('no excerpts found (check that sources are enabled and indexed)\n');
+  } else {
+    io.stdout.write(`${res.block}\n\n`);
+    for (const e of res.excerpts) io.stdout.write(`[${e.marker}] ${scoreLine(e)}\n`);
+  }
+  if (ranking.length > 0) {
+    io.stdout.write(`\nfused ranking (first ${ranking.length}):\n`);
+    (res.candidates ?? []).slice(0, shown).forEach((c, i) => {
+      const marker = ranking[i]!.marker;
+      const line = `${String(i + 1).padStart(3)} ${marker ? `[${marker}]` : '    '} ${scoreLine(c)}`;
+      io.stdout.write(`${line}  store ${sanitizeInline(c.storeName)}\n`);
+    });
+  }
+  return 0;
 }
 
-type Ranked = SearchResult['candidates'][number];
-
-function scoreLine(c: Ranked): string {
+function scoreLine(c: Candidate): string {
   const loc = formatLocation(c);
   return `${sanitizeInline(c.path)}${loc ? ` (${loc})` : ''}  vector #${c.vectorRank ?? '-'}${c.vectorScore !== undefined ? ` ${c.vectorScore.toFixed(3)}` : ''}  lexical #${c.lexicalRank ?? '-'}${c.lexicalScore !== undefined ? ` ${c.lexicalScore.toFixed(2)}` : ''}  fused ${c.fusedScore.toFixed(4)}`;
 }
 
 /** The first `n` fused candidates for diagnostics: rank, the excerpt marker if one was made of it,
  * where it is, and its ranks and scores in each list (null where it was not in a list). */
-function candidateRows(res: SearchResult, n: number) {
+function candidateRows(res: { excerpts: Excerpt[]; candidates?: Candidate[] }, n: number) {
   const markers = new Map(res.excerpts.map((e) => [e.key, e.marker]));
-  return res.candidates.slice(0, n).map((c, i) => ({
+  return (res.candidates ?? []).slice(0, n).map((c, i) => ({
     rank: i + 1,
     marker: markers.get(c.key) ?? null,
     store: c.storeName,
@@ -109,4 +121,26 @@ function candidateRows(res: SearchResult, n: number) {
     lexicalMatch: c.lexicalMatch ?? null,
     fusedScore: c.fusedScore,
   }));
+}
+
+async function searchInProcess(
+  query: string,
+  mode: SearchMode,
+  storeRefs: string[] | undefined,
+  contextWindow: number | undefined,
+) {
+  const [{ createSearchDeps, search }, { findStore, listStores }] = await Promise.all([
+    import('../../retrieve/search.js'),
+    import('../../store/engine.js'),
+  ]);
+  const stores = storeRefs ? await Promise.all(storeRefs.map((s) => findStore(s))) : await listStores();
+  const deps = createSearchDeps();
+  try {
+    return await search(
+      { stores, query, mode, ...(contextWindow !== undefined ? { contextWindow } : {}) },
+      deps,
+    );
+  } finally {
+    await deps.close();
+  }
 }
