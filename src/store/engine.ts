@@ -11,7 +11,15 @@ import { acquireLock } from './lock.js';
 import { resolveModel } from './model-resolve.js';
 import type { PipelinePorts } from './ports.js';
 import { checkNewSource, findSource, sourceIdFor } from './source-rules.js';
-import { findStore, listStores, loadStore, removeStoreDir, saveStore, storeIdFor } from './store-config.js';
+import {
+  findStore,
+  listStoreIds,
+  listStores,
+  loadStore,
+  removeStoreDir,
+  saveStore,
+  storeIdFor,
+} from './store-config.js';
 import type { JobProgress, QdrantSettings, SourceRecord, StoreConfig, StoreType } from './store-types.js';
 
 // The engine API: one entry for the CLI, the TUI's job child and the watcher. Every mutation of
@@ -45,9 +53,20 @@ export interface CreateStoreInput {
 export async function createStore(input: CreateStoreInput, home = korttyHome()): Promise<StoreConfig> {
   const name = input.name.trim();
   if (!name) throw createError('INVALID_ARGUMENT', { name: 'name', reason: 'a store needs a name' });
+  // A name is shown in tables, status lines and prompts: no line breaks or terminal controls.
+  if (/[\p{Cc}\u2028\u2029]/u.test(name)) {
+    throw createError('INVALID_ARGUMENT', {
+      name: 'name',
+      reason: 'a store name cannot contain control characters',
+    });
+  }
   const existing = await listStores(home);
-  const id = storeIdFor(name);
-  if (existing.some((s) => s.name === name || s.id === id)) throw createError('STORE_EXISTS', { name });
+  if (existing.some((s) => s.name === name)) throw createError('STORE_EXISTS', { name });
+  // Ids made by older versions were bare slugs ("Notes" → notes): a new name whose exact slug is
+  // such a directory gets the hashed id, which no older id can be.
+  const taken = new Set([...existing.map((s) => s.id), ...(await listStoreIds(home))]);
+  const id = taken.has(storeIdFor(name)) ? storeIdFor(name, { hashed: true }) : storeIdFor(name);
+  if (taken.has(id)) throw createError('STORE_EXISTS', { name });
   const chunk = { ...DEFAULT_CHUNK, ...input.chunk };
   if (
     chunk.chunkTokens < 50 ||

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import transliterate from '@sindresorhus/transliterate';
 import { createError, isKorttyError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
 import { type FsEnv, nodeFsEnv } from '../storage/fs-env.js';
@@ -9,14 +11,24 @@ import type { StoreConfig } from './store-types.js';
 // store.json: configuration + source table. The snapshot, not this file, is the truth about
 // what is indexed; this file is replaced atomically after each activation.
 
-export function storeIdFor(name: string): string {
-  const slug = name
-    .normalize('NFKD')
+/**
+ * The directory name of a new store: a readable slug of its name (transliterated to ASCII, so
+ * "Заметки" → zametki), plus a short hash of the whole name whenever the slug alone does not spell
+ * the name exactly (case, punctuation, spaces, scripts without a transliteration, emoji, length).
+ * Two names never share an id: a slug-only id is the name itself, and a hashed id contains `_`,
+ * which no slug does. Existing stores keep the id recorded in their store.json; `hashed` asks for
+ * the hashed form even when the slug is exact (the slug is taken by an older store's directory).
+ */
+export function storeIdFor(name: string, opts: { hashed?: boolean } = {}): string {
+  const slug = transliterate(name.normalize('NFC'))
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 48);
-  return slug || 'store';
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  if (slug && slug === name && !opts.hashed) return slug;
+  const hash = createHash('sha256').update(name.normalize('NFC')).digest('hex').slice(0, 8);
+  return `${slug || 'store'}_${hash}`;
 }
 
 export async function loadStore(id: string, home = korttyHome()): Promise<StoreConfig> {
