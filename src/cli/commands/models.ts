@@ -1,7 +1,6 @@
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createError, isKorttyError } from '../../errors.js';
 import {
   CATALOG,
   type CatalogModel,
@@ -20,7 +19,9 @@ import {
   removeModel,
   verifyInstalled,
 } from '../../embed/model-registry.js';
+import { createError, isKorttyError } from '../../errors.js';
 import { korttyHome, modelsDir } from '../../storage/paths.js';
+import { onInterrupt } from '../../util/interrupt.js';
 import type { CliIO } from '../io.js';
 
 const USAGE = `usage:
@@ -259,14 +260,5 @@ export function installProgressPrinter(io: CliIO, quiet: boolean) {
 
 function interruptController() {
   const ac = new AbortController();
-  const onSig = () => ac.abort();
-  process.once('SIGINT', onSig);
-  process.once('SIGTERM', onSig);
-  return {
-    signal: ac.signal,
-    dispose() {
-      process.off('SIGINT', onSig);
-      process.off('SIGTERM', onSig);
-    },
-  };
+  return { signal: ac.signal, dispose: onInterrupt(() => ac.abort()) };
 }

@@ -11,6 +11,7 @@ import {
 } from '../../store/engine.js';
 import type { StoreConfig } from '../../store/store-types.js';
 import type { Role } from '../../types.js';
+import { onInterrupt } from '../../util/interrupt.js';
 import type { CliIO } from '../io.js';
 import { formatSummary, progressPrinter, table } from '../progress.js';
 
@@ -194,12 +195,10 @@ export function toInt(v: string, name: string): number {
   return n;
 }
 
-/** Ctrl-C cancels the job (before activation) instead of killing the process mid-write. */
+/** Ctrl-C, SIGTERM or a closed terminal cancels the job (before activation) instead of killing the process mid-write. */
 export function interruptSignal(): AbortSignal {
   const ac = new AbortController();
-  const onSig = () => ac.abort();
-  process.once('SIGINT', onSig);
-  process.once('SIGTERM', onSig);
+  onInterrupt(() => ac.abort());
   return ac.signal;
 }
 
