@@ -4,12 +4,12 @@ import { readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
+import { snapshotPath, storeDir, storeLockPath } from '../../src/storage/paths.js';
 import { createDefaultPorts } from '../../src/store/default-ports.js';
 import { addSources, createStore } from '../../src/store/engine.js';
 import { runSync } from '../../src/store/index-job.js';
 import { readOwner } from '../../src/store/lock.js';
 import { loadStore } from '../../src/store/store-config.js';
-import { snapshotPath, storeDir, storeLockPath } from '../../src/storage/paths.js';
 import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
 import { check, createRow, type SuiteRow, scratchDirSync, sleep } from './common.js';
 
@@ -44,7 +44,7 @@ interface Rec {
   t: number;
 }
 
-function parse(logPath: string): Rec[] {
+export function parse(logPath: string): Rec[] {
   return readFileSync(logPath, 'utf8')
     .split('\n')
     .filter(Boolean)
