@@ -1,14 +1,12 @@
 import { createInterface } from 'node:readline/promises';
+import { onInterrupt } from '../util/interrupt.js';
 import { sanitizeTerminal } from '../util/terminal-text.js';
 import type { CliIO } from './io.js';
 
-// Ctrl-C for commands that run a job: the first SIGINT (or SIGTERM) aborts the job's signal, so it
-// stops before activation instead of dying mid-write; a second one exits at once (the snapshot
-// is still the old or the new one, never a mix).
-//
-// The listeners stay registered until dispose(), never `once`: node-llama-cpp's dependencies use
-// signal-exit 3, whose own SIGINT listener re-raises the signal, killing the process, whenever it
-// finds no other listener left, which is what a consumed `once` listener looks like.
+// Ctrl-C for commands that run a job: the first SIGINT (SIGTERM, SIGHUP) aborts the job's signal,
+// so it stops before activation instead of dying mid-write; a second one exits at once (the
+// snapshot is still the old or the new one, never a mix). The listener is the shared one of
+// util/interrupt.ts, which explains why it stays registered.
 
 export interface Interrupt {
   signal: AbortSignal;
@@ -19,25 +17,17 @@ export interface Interrupt {
 
 export function createInterrupt(hooks: { onFirst?: () => void; onSecond?: () => never } = {}): Interrupt {
   const ac = new AbortController();
-  const onSignal = () => trigger(false);
+  const second = (): never => {
+    hooks.onSecond?.();
+    process.exit(130);
+  };
   const trigger = (quiet?: boolean) => {
-    if (ac.signal.aborted) {
-      if (hooks.onSecond) hooks.onSecond();
-      process.exit(130);
-    }
+    if (ac.signal.aborted) second();
     ac.abort();
     if (!quiet) hooks.onFirst?.();
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    signal: ac.signal,
-    trigger,
-    dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
+  const dispose = onInterrupt(() => trigger(false), { onSecond: second });
+  return { signal: ac.signal, trigger, dispose };
 }
 
 /** Ctrl-C aborts the returned signal; the listeners live as long as the process (for one-shot commands). */

@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
-import { createError } from '../errors.js';
+import { createError, isKorttyError } from '../errors.js';
 import { openSnapshot } from '../index/snapshot-io.js';
 import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js';
 import { createJobPublisher } from '../status/job-file.js';
 import { createStatusLineRenderer, refreshStatusFile } from '../status/status-file.js';
-import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
+import { nodeFsEnv } from '../storage/fs-env.js';
+import { korttyHome, snapshotPath, storeDir, storeLockPath } from '../storage/paths.js';
 import type { ChunkParams, Review, Role, SourceOptions, SyncMode } from '../types.js';
+import { killPoint } from '../util/kill-points.js';
 import { runSync, type SyncResult } from './index-job.js';
 import { acquireLock } from './lock.js';
 import { resolveModel } from './model-resolve.js';
@@ -16,9 +18,10 @@ import {
   listStoreIds,
   listStores,
   loadStore,
-  removeStoreDir,
+  removeTombstone,
   saveStore,
   storeIdFor,
+  tombstoneStoreDir,
 } from './store-config.js';
 import type { JobProgress, QdrantSettings, SourceRecord, StoreConfig, StoreType } from './store-types.js';
 
@@ -121,9 +124,27 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
     // the store exists or anything is embedded.
     await (await openQdrant(cfg, home)).ensureCollection();
   }
+  await clearLeftoverDir(id, home);
   await saveStore(cfg, home);
   await refreshStatusFile(home);
   return cfg;
+}
+
+/**
+ * A directory of this id without store.json (a store half-created, or half-deleted by an older
+ * version) must not lend its snapshot to a new store of the same name. A damaged store.json is
+ * reported (by loadStore), never cleared away.
+ */
+async function clearLeftoverDir(id: string, home: string): Promise<void> {
+  try {
+    await loadStore(id, home);
+  } catch (err) {
+    if (!isKorttyError(err, 'STORE_NOT_FOUND')) throw err;
+    if (!(await nodeFsEnv.exists(storeDir(id, home)))) return;
+    await removeTombstone(await tombstoneStoreDir(id, home));
+    return;
+  }
+  throw createError('STORE_EXISTS', { name: id });
 }
 
 /** Deletes only the store's own directory; refused while attached to a role unless `detach`. */
@@ -133,17 +154,23 @@ export async function deleteStore(nameOrId: string, opts: { detach?: boolean } =
     throw createError('STORE_ATTACHED', { name: cfg.name, roles: cfg.roles.join(', ') });
   }
   const lock = await acquireLock(storeLockPath(cfg.id, home), cfg.name, { job: 'delete' });
+  let tomb: string;
   try {
     if (cfg.type === 'qdrant') {
       const { deleteQdrantSources } = await import('./qdrant-bridge.js');
       await deleteQdrantSources(cfg, home);
     }
+    killPoint('delete-locked');
+    await lock.assertHeld();
+    // Out of use under the lock: no job can start on it between here and its removal.
+    tomb = await tombstoneStoreDir(cfg.id, home);
+    killPoint('delete-synced');
   } finally {
-    await lock.release();
+    await lock.release(); // the lock moved with the directory: nothing left to remove
   }
-  const dir = await removeStoreDir(cfg.id, home);
+  await removeTombstone(tomb);
   await refreshStatusFile(home);
-  return { dir, store: cfg };
+  return { dir: storeDir(cfg.id, home), store: cfg };
 }
 
 export interface AddSourceInput {

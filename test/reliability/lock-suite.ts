@@ -44,7 +44,7 @@ interface Rec {
   t: number;
 }
 
-function parse(logPath: string): Rec[] {
+export function parse(logPath: string): Rec[] {
   return readFileSync(logPath, 'utf8')
     .split('\n')
     .filter(Boolean)
