@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { STARTER_MODEL_ID } from '../src/embed/starter-model.js';
-import { createSearchDeps, search } from '../src/retrieve/search.js';
+import { createSearchDeps } from '../src/app/search-deps.js';
+import { search } from '../src/retrieve/search.js';
 import { addSources, createStore, findStore } from '../src/store/engine.js';
 import type { BenchRow } from './run.js';
 

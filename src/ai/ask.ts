@@ -42,9 +42,9 @@ export interface ActionInput {
   home?: string;
   /** Injected for tests; default a real backend built from the profile. */
   backend?: ChatBackend;
-  searchDeps: SearchDeps;
+  searchDeps: SearchDeps<StoreConfig>;
   /** One retrieval; default `search(req, searchDeps)`. The CLI routes it through the query service. */
-  retrieve?: (req: SearchRequest) => Promise<Pick<SearchResult, 'excerpts' | 'block'>>;
+  retrieve?: (req: SearchRequest<StoreConfig>) => Promise<Pick<SearchResult, 'excerpts' | 'block'>>;
   /** Called once the stores are chosen, before any retrieval, model load or chat request. */
   onPlan?: (plan: { stores: readonly StoreConfig[]; before: boolean; tool: boolean }) => void;
   /** The excerpts retrieved before the answer (tool-call retrievals are not reported here). */
@@ -87,7 +87,7 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   const allStores = await listStores(home);
   const stores = storesForAction(input.action, profile.name, allStores, roles);
   const plan = retrievalPlan(profile.retrievalMode);
-  const retrieve = input.retrieve ?? ((req: SearchRequest) => search(req, input.searchDeps));
+  const retrieve = input.retrieve ?? ((req: SearchRequest<StoreConfig>) => search(req, input.searchDeps));
   input.onPlan?.({ stores, ...plan });
   const excerpts: Excerpt[] = [];
   if (plan.before && stores.length > 0) {

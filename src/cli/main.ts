@@ -69,10 +69,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
 }
 
 async function packageVersion(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  // dist/src/cli/main.js → the package root.
-  const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8'));
-  return String(pkg.version);
+  return (await import('../app/files.js')).packageVersion();
 }
 
 /** `kortty-rag help [COMMAND [SUBCOMMAND]]`. */

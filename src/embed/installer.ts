@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { createError, isKorttyError, type KorttyError } from '../errors.js';
 import { errReason } from '../storage/atomic-write.js';
 import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
-import { acquireLock, type StoreLock } from '../store/lock.js';
+import { acquireLock, type StoreLock } from '../storage/lock.js';
 import { type CatalogModel, catalogEntry, huggingFaceUrl } from './catalog.js';
 import {
   checkGgufHeader,
@@ -439,7 +439,7 @@ export const INSTALL_LOCK_STALE_MS = 60_000;
 
 /**
  * One install of a model at a time, across processes, with the store lock's scheme
- * (src/store/lock.ts): a directory renamed into place complete with its owner, a heartbeat,
+ * (src/storage/lock.ts): a directory renamed into place complete with its owner, a heartbeat,
  * takeover of a dead or silent owner serialised by a guard, and release only of our own lock.
  */
 export async function acquireInstallLock(id: string, home = korttyHome()): Promise<StoreLock> {

@@ -2,15 +2,16 @@ import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { createSearchDeps } from '../retrieve/search.js';
+import type { SearchDeps } from '../retrieve/search.js';
 import { korttyHome } from '../storage/paths.js';
+import type { StoreConfig } from '../store/store-types.js';
 import { createMcpSession, type ToolOutput } from './session.js';
 import { takeStdoutForProtocol } from './stdout-guard.js';
 import { LIST_TOOL, READ_TOOL, SEARCH_TOOL, TOOL_NAMES } from './tools.js';
 
 // `kortty-rag mcp`: the official SDK's McpServer over stdio, with the tools of session.ts.
 // The process stays warm: embedding models, the tokenizer and open snapshots live for the whole
-// connection (createSearchDeps reopens a snapshot when a sync replaces its file).
+// connection (the app layer's search deps reopen a snapshot when a sync replaces its file).
 // Protocol hygiene beyond the SDK: a line that is not JSON gets a JSON-RPC parse error and one
 // that is not a JSON-RPC message an invalid-request error (the SDK only reports both locally),
 // and a call of an unknown tool gets an invalid-params error instead of a tool result, as the
@@ -26,13 +27,15 @@ export interface McpServerOptions {
   home?: string;
   /** --store names: narrows the visible stores, never widens them. */
   served?: string[];
+  /** The wired search dependencies (the app layer passes createSearchDeps). */
+  depsFactory: (home: string) => SearchDeps<StoreConfig> & { close(): Promise<void> };
 }
 
 /** Serves until the client closes stdin or the process gets SIGINT/SIGTERM. */
-export async function runMcpServer(opts: McpServerOptions = {}): Promise<void> {
+export async function runMcpServer(opts: McpServerOptions): Promise<void> {
   const protocolOut = takeStdoutForProtocol();
   const home = opts.home ?? korttyHome();
-  const deps = createSearchDeps(home);
+  const deps = opts.depsFactory(home);
   const server = new McpServer(
     { name: 'kortty-rag', version: packageVersion() },
     { instructions: INSTRUCTIONS },

@@ -32,7 +32,7 @@ export interface McpSessionOptions {
   home: string;
   /** The server's --store names: narrows what is visible, never widens it. */
   served?: readonly string[];
-  searchDeps: SearchDeps;
+  searchDeps: SearchDeps<StoreConfig>;
   /** The client's name and version from the MCP handshake, once known. */
   clientName?: () => string | undefined;
 }

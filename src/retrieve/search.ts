@@ -1,11 +1,7 @@
 import { countTokens } from '../chunk/tokenizer.js';
 import { createError } from '../errors.js';
 import { type Bm25Stats, bm25Ceiling } from '../index/bm25.js';
-import { openSnapshot } from '../index/snapshot-io.js';
 import type { OpenSnapshot } from '../index/snapshot-search.js';
-import { korttyHome, snapshotPath } from '../storage/paths.js';
-import type { EmbedPort } from '../store/ports.js';
-import type { StoreConfig } from '../store/store-types.js';
 import type { Candidate, Excerpt, ModelFingerprint } from '../types.js';
 import { renderContextBlock } from './block.js';
 import { selectExcerpts } from './bounds.js';
@@ -34,16 +30,32 @@ export interface StoreBackend {
   close(): void;
 }
 
-export interface SearchDeps {
-  /** Query embedder for a store (its own model, its query prefix). */
-  embedderFor(
-    store: StoreConfig,
-  ): Promise<Pick<EmbedPort, 'dimension'> & { embedQuery(text: string): Promise<Float32Array> }>;
-  backendFor(store: StoreConfig): Promise<StoreBackend | null>;
+/**
+ * What retrieval reads of a store. Retrieval knows no store module: store.json's StoreConfig
+ * satisfies this, and the deps that open a store's model and snapshot take the full record.
+ */
+export interface SearchableStore {
+  id: string;
+  name: string;
+  type: 'local' | 'qdrant';
+  modelId: string;
+  fingerprint: ModelFingerprint;
+  sources: readonly { id: string; enabled: boolean; chunks: number }[];
 }
 
-export interface SearchRequest {
-  stores: readonly StoreConfig[];
+export interface QueryEmbedder {
+  readonly dimension: number;
+  embedQuery(text: string): Promise<Float32Array>;
+}
+
+export interface SearchDeps<S extends SearchableStore = SearchableStore> {
+  /** Query embedder for a store (its own model, its query prefix). */
+  embedderFor(store: S): Promise<QueryEmbedder>;
+  backendFor(store: S): Promise<StoreBackend | null>;
+}
+
+export interface SearchRequest<S extends SearchableStore = SearchableStore> {
+  stores: readonly S[];
   query: string;
   mode?: SearchMode;
   /** Target model's context window; bounds the block to 25% of it. */
@@ -61,8 +73,8 @@ export interface SearchResult {
   timings: { embedMs: number; searchMs: number; assembleMs: number };
 }
 
-interface Searched {
-  store: StoreConfig;
+interface Searched<S extends SearchableStore> {
+  store: S;
   backend: StoreBackend;
   allowed: Set<string>;
   space: string;
@@ -70,7 +82,10 @@ interface Searched {
   lexical: boolean;
 }
 
-export async function search(req: SearchRequest, deps: SearchDeps): Promise<SearchResult> {
+export async function search<S extends SearchableStore>(
+  req: SearchRequest<S>,
+  deps: SearchDeps<S>,
+): Promise<SearchResult> {
   const mode = req.mode ?? 'hybrid';
   const query = req.query.trim();
   if (!query) throw createError('INVALID_ARGUMENT', { name: 'query', reason: 'the search query is empty' });
@@ -80,7 +95,7 @@ export async function search(req: SearchRequest, deps: SearchDeps): Promise<Sear
   const stores = [...new Map(req.stores.map((s) => [s.id, s])).values()].sort((a, b) =>
     a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
   );
-  const searched: Searched[] = [];
+  const searched: Searched<S>[] = [];
   for (const store of stores) {
     const allowed = new Set(store.sources.filter((s) => s.enabled).map((s) => s.id));
     if (allowed.size === 0) continue;
@@ -101,7 +116,7 @@ export async function search(req: SearchRequest, deps: SearchDeps): Promise<Sear
     searched.map((s) => [s.store.id, { vector: [], lexical: [] }]),
   );
   // One query embedding per embedding space: stores of the same model share it.
-  const bySpace = new Map<string, Searched[]>();
+  const bySpace = new Map<string, Searched<S>[]>();
   for (const s of searched.filter((x) => x.vector))
     bySpace.set(s.space, [...(bySpace.get(s.space) ?? []), s]);
   for (const group of bySpace.values()) {
@@ -162,7 +177,10 @@ function spaceOf(fp: ModelFingerprint): string {
 }
 
 /** A local snapshot as a search backend. */
-export function snapshotBackend(store: StoreConfig, snap: OpenSnapshot): StoreBackend {
+export function snapshotBackend(
+  store: Pick<SearchableStore, 'id' | 'name'>,
+  snap: OpenSnapshot,
+): StoreBackend {
   const toCandidate = (ordinal: number, score: number, kind: 'vector' | 'lexical'): Candidate => {
     const { doc, chunk } = snap.chunkAt(ordinal);
     return {
@@ -190,69 +208,5 @@ export function snapshotBackend(store: StoreConfig, snap: OpenSnapshot): StoreBa
       snap.searchLexical(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical')),
     lexicalStats: (q) => snap.lexicalStats(q),
     close: () => snap.close(),
-  };
-}
-
-/** Real dependencies with per-process caches (a TUI or a long `ask` reuses models and snapshots). */
-export function createSearchDeps(home = korttyHome()): SearchDeps & { close(): Promise<void> } {
-  const embedders = new Map<
-    string,
-    Promise<Awaited<ReturnType<SearchDeps['embedderFor']>> & { close(): Promise<void> }>
-  >();
-  // Keyed by the file's identity: activation renames a new file into place, so a new snapshot
-  // always has a new inode even when size and mtime happen to match the old one.
-  const snaps = new Map<string, { identity: string; snap: OpenSnapshot | null }>();
-  return {
-    embedderFor(store) {
-      const key = store.fingerprint.fileSha256 + store.fingerprint.queryPrefix;
-      let e = embedders.get(key);
-      if (!e) {
-        e = (async () => {
-          const { resolveModel } = await import('../store/model-resolve.js');
-          const { createEmbedder } = await import('../embed/provider.js');
-          const m = await resolveModel(store.modelId, home);
-          return createEmbedder({
-            modelPath: m.path,
-            modelId: store.modelId,
-            sha256: m.sha256,
-            fingerprint: store.fingerprint,
-            storeName: store.name,
-          });
-        })();
-        embedders.set(key, e);
-        e.catch(() => embedders.delete(key));
-      }
-      return e;
-    },
-    async backendFor(store) {
-      if (store.type === 'qdrant') {
-        const { qdrantBackend } = await import('../store/qdrant-bridge.js');
-        return qdrantBackend(store, home);
-      }
-      const path = snapshotPath(store.id, home);
-      const { stat } = await import('node:fs/promises');
-      const identity = await stat(path).then(
-        (s) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`,
-        () => '',
-      );
-      const cached = snaps.get(store.id);
-      let snap: OpenSnapshot | null;
-      if (cached && cached.identity === identity) snap = cached.snap;
-      else {
-        cached?.snap?.close();
-        snaps.delete(store.id);
-        snap = identity === '' ? null : await openSnapshot(path, { expectFingerprint: store.fingerprint });
-        snaps.set(store.id, { identity, snap });
-      }
-      if (!snap) return null;
-      // The cache owns the snapshot; closing the backend is a no-op.
-      return { ...snapshotBackend(store, snap), close: () => {} };
-    },
-    async close() {
-      for (const e of embedders.values()) await e.then((x) => x.close()).catch(() => {});
-      for (const s of snaps.values()) s.snap?.close();
-      embedders.clear();
-      snaps.clear();
-    },
   };
 }

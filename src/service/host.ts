@@ -2,8 +2,9 @@ import { chmod, lstat, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createError, isKorttyError } from '../errors.js';
 import { startStatusLineKeeper } from '../status/status-file.js';
+import { listStores } from '../store/store-config.js';
 import { serviceDir, serviceLockPath, serviceSocketPath } from '../storage/paths.js';
-import { acquireLock, readOwner, type StoreLock } from '../store/lock.js';
+import { acquireLock, readOwner, type StoreLock } from '../storage/lock.js';
 import { pidAlive } from '../util/pid-alive.js';
 import { buildStamp } from './build-stamp.js';
 import { createQueryHandler, type Deps, type ServiceInfo } from './query-service.js';
@@ -25,8 +26,8 @@ export interface HostOptions {
   host: ServiceInfo['host'];
   idleMinutes: number;
   log?: (msg: string) => void;
-  /** Injectable for tests. */
-  depsFactory?: (home: string) => Deps;
+  /** The wired search dependencies (the app layer passes createSearchDeps). */
+  depsFactory: (home: string) => Deps;
 }
 
 export interface RunningService {
@@ -80,7 +81,7 @@ export async function startQueryService(opts: HostOptions): Promise<RunningServi
     build: buildStamp(),
     host: opts.host,
     idleMinutes: opts.idleMinutes,
-    ...(opts.depsFactory ? { depsFactory: opts.depsFactory } : {}),
+    depsFactory: opts.depsFactory,
   });
   const idleMs = opts.idleMinutes * 60_000;
   let idleTimer: NodeJS.Timeout | undefined;
@@ -160,7 +161,7 @@ export async function startQueryService(opts: HostOptions): Promise<RunningServi
     }, SELF_CHECK_MS),
   );
   for (const t of timers) t.unref();
-  keeper = startStatusLineKeeper(home);
+  keeper = startStatusLineKeeper(listStores, home);
   armIdle();
   log(`query service listening on ${socketPath} (pid ${process.pid}, ${opts.host})`);
   return { pid: process.pid, socketPath, stop: () => stop('stopped'), stopped };

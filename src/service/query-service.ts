@@ -1,7 +1,8 @@
 import { createError } from '../errors.js';
-import { createSearchDeps, type SearchDeps, search } from '../retrieve/search.js';
+import { type SearchDeps, search } from '../retrieve/search.js';
 import { readStatus } from '../status/status-file.js';
 import type { StatusInfo } from '../status/status-model.js';
+import { listStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
 import type { SearchArgs, SearchResultWire } from './protocol.js';
 import { createStoreCatalog, type StoreCatalog } from './store-catalog.js';
@@ -12,7 +13,7 @@ import { createStoreCatalog, type StoreCatalog } from './store-catalog.js';
 // cache are shared, and a snapshot replaced by one request must not be closed under another
 // that is still reading it. Warm searches take milliseconds, so the queue costs nothing.
 
-export type Deps = SearchDeps & { close(): Promise<void> };
+export type Deps = SearchDeps<StoreConfig> & { close(): Promise<void> };
 
 export interface ServiceInfo {
   pid: number;
@@ -45,12 +46,13 @@ export interface HandlerOptions {
   build: string;
   host: ServiceInfo['host'];
   idleMinutes: number;
-  depsFactory?: (home: string) => Deps;
+  /** The wired search dependencies (the app layer's createSearchDeps; tests inject their own). */
+  depsFactory: (home: string) => Deps;
   catalog?: StoreCatalog;
 }
 
 export function createQueryHandler(opts: HandlerOptions): QueryHandler {
-  const makeDeps = opts.depsFactory ?? ((home: string) => createSearchDeps(home));
+  const makeDeps = opts.depsFactory;
   const catalog = opts.catalog ?? createStoreCatalog(opts.home);
   const startedAt = new Date().toISOString();
   let deps: Deps | undefined;
@@ -105,7 +107,7 @@ export function createQueryHandler(opts: HandlerOptions): QueryHandler {
       });
     },
     async status() {
-      return { service: info(), status: await readStatus(opts.home) };
+      return { service: info(), status: await readStatus(listStores, opts.home) };
     },
     unload() {
       return serial(async () => {

@@ -152,7 +152,7 @@ async function startService(
 /** Names a service that never said who it is (a hung one): the holder of its lock. */
 async function lockOwnerPid(home: string): Promise<number | undefined> {
   const [{ readOwner }, { serviceLockPath }] = await Promise.all([
-    import('../store/lock.js'),
+    import('../storage/lock.js'),
     import('../storage/paths.js'),
   ]);
   return (await readOwner(serviceLockPath(home)))?.pid;

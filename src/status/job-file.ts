@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { korttyHome, storeDir, storesDir } from '../storage/paths.js';
-import type { JobProgress } from '../store/store-types.js';
+import type { JobProgress } from '../types.js';
 import { pidAlive } from '../util/pid-alive.js';
 
 // A running job publishes its progress in its store directory (job.json); `kortty-rag status`

@@ -2,15 +2,20 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { korttyHome, ragDir, statusPath } from '../storage/paths.js';
 import { readJobFiles } from './job-file.js';
 import { writeStatusLines } from './status-lines.js';
-import { computeStatus, type StatusInfo } from './status-model.js';
+import { computeStatus, type StatusInfo, type StatusStore } from './status-model.js';
 
 // status.json is a cache for the status bar, rewritten after every job and watcher event.
 // It is not a durability boundary, so a plain temp+rename (no fsync) is enough.
 
-export async function refreshStatusFile(home = korttyHome()): Promise<StatusInfo> {
-  // Loaded here, not at the top: `kortty-rag status` only reads status.json, and store-config's
-  // imports (atomic writes, crypto) cost several ms of the status bar's < 50 ms budget.
-  const { listStores } = await import('../store/store-config.js');
+/**
+ * Where the stores come from. status/ does not import store/ (store/ writes status): the caller
+ * passes store-config's listStores, or (the app layer) a loader that imports it only when needed,
+ * since `kortty-rag status` only reads status.json and store-config's imports (atomic writes,
+ * crypto) cost several ms of the status bar's < 50 ms budget.
+ */
+export type StoreLister = (home: string) => Promise<readonly StatusStore[]>;
+
+export async function refreshStatusFile(listStores: StoreLister, home = korttyHome()): Promise<StatusInfo> {
   const info = computeStatus(await listStores(home), await readJobFiles(home));
   await mkdir(ragDir(home), { recursive: true });
   const tmp = `${statusPath(home)}.${process.pid}.tmp`;
@@ -21,12 +26,12 @@ export async function refreshStatusFile(home = korttyHome()): Promise<StatusInfo
 }
 
 /** Fast path for the status bar: status.json plus live job files, no store scanning. */
-export async function readStatus(home = korttyHome()): Promise<StatusInfo> {
+export async function readStatus(listStores: StoreLister, home = korttyHome()): Promise<StatusInfo> {
   let info: StatusInfo;
   try {
     info = JSON.parse(await readFile(statusPath(home), 'utf8')) as StatusInfo;
   } catch {
-    return refreshStatusFile(home).catch(() => computeStatus([], []));
+    return refreshStatusFile(listStores, home).catch(() => computeStatus([], []));
   }
   const jobs = await readJobFiles(home);
   info.jobs = jobs.map((j) => ({ store: j.storeName, state: j.state, percent: j.percent }));
@@ -38,10 +43,11 @@ export async function readStatus(home = korttyHome()): Promise<StatusInfo> {
 
 /** Re-renders the pre-rendered status lines from status.json and the live job files. */
 export async function refreshStatusLines(
+  listStores: StoreLister,
   home = korttyHome(),
   opts: { onlyIfChanged?: boolean } = {},
 ): Promise<StatusInfo> {
-  const info = await readStatus(home);
+  const info = await readStatus(listStores, home);
   await writeStatusLines(info, home, opts);
   return info;
 }
@@ -50,7 +56,7 @@ export async function refreshStatusLines(
  * For a running job: re-renders the status lines at most every `minIntervalMs`, after the job's
  * progress file is written, so a status bar that only `cat`s the line still shows live percent.
  */
-export function createStatusLineRenderer(home = korttyHome(), minIntervalMs = 1000) {
+export function createStatusLineRenderer(listStores: StoreLister, home = korttyHome(), minIntervalMs = 1000) {
   let last = 0;
   let pending: Promise<void> = Promise.resolve();
   return {
@@ -60,7 +66,7 @@ export function createStatusLineRenderer(home = korttyHome(), minIntervalMs = 10
       last = now;
       pending = pending
         .then(() => after)
-        .then(() => refreshStatusLines(home))
+        .then(() => refreshStatusLines(listStores, home))
         .then(
           () => {},
           () => {},
@@ -78,14 +84,18 @@ export function createStatusLineRenderer(home = korttyHome(), minIntervalMs = 10
  * if they changed, so a job that was killed (and so never cleared its progress) stops showing as
  * syncing within one period.
  */
-export function startStatusLineKeeper(home = korttyHome(), everyMs = 2000): { stop(): void } {
+export function startStatusLineKeeper(
+  listStores: StoreLister,
+  home = korttyHome(),
+  everyMs = 2000,
+): { stop(): void } {
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
     // Only keeps existing lines current: never recreates a home that was removed under it.
     stat(statusPath(home))
-      .then(() => refreshStatusLines(home, { onlyIfChanged: true }))
+      .then(() => refreshStatusLines(listStores, home, { onlyIfChanged: true }))
       .catch(() => {})
       .finally(() => {
         busy = false;

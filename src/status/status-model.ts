@@ -1,4 +1,4 @@
-import type { StoreConfig } from '../store/store-types.js';
+import type { SourceStatus } from '../types.js';
 import type { JobFile } from './job-file.js';
 
 // Pure: what one status-bar line says. Precedence: error > syncing > limited > problems > idle.
@@ -16,8 +16,20 @@ export interface StatusInfo {
   updatedAt: string;
 }
 
+/** What the status line reads of a store (store.json's StoreConfig satisfies it). */
+export interface StatusStore {
+  name: string;
+  sources: readonly {
+    path: string;
+    status: SourceStatus;
+    statusReason?: string;
+    limitedMonitoring?: string;
+    problems: number;
+  }[];
+}
+
 export function computeStatus(
-  stores: readonly StoreConfig[],
+  stores: readonly StatusStore[],
   jobs: readonly JobFile[],
   now = new Date(),
 ): StatusInfo {

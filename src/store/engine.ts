@@ -9,7 +9,7 @@ import { korttyHome, snapshotPath, storeDir, storeLockPath } from '../storage/pa
 import type { ChunkParams, Review, Role, SourceOptions, SyncMode } from '../types.js';
 import { killPoint } from '../util/kill-points.js';
 import { runSync, type SyncResult } from './index-job.js';
-import { acquireLock } from './lock.js';
+import { acquireLock } from '../storage/lock.js';
 import { resolveModel } from './model-resolve.js';
 import type { PipelinePorts } from './ports.js';
 import { checkNewSource, findSource, sourceIdFor } from './source-rules.js';
@@ -127,7 +127,7 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
   }
   await clearLeftoverDir(id, home);
   await saveStore(cfg, home);
-  await refreshStatusFile(home);
+  await refreshStatusFile(listStores, home);
   return cfg;
 }
 
@@ -170,7 +170,7 @@ export async function deleteStore(nameOrId: string, opts: { detach?: boolean } =
     await lock.release(); // the lock moved with the directory: nothing left to remove
   }
   await removeTombstone(tomb);
-  await refreshStatusFile(home);
+  await refreshStatusFile(listStores, home);
   return { dir: storeDir(cfg.id, home), store: cfg };
 }
 
@@ -353,7 +353,7 @@ async function mutate<T>(storeRef: string, home: string, fn: (cfg: StoreConfig) 
     return out;
   } finally {
     await lock.release();
-    await refreshStatusFile(home);
+    await refreshStatusFile(listStores, home);
   }
 }
 
@@ -364,7 +364,7 @@ async function job(
   home: string,
 ): Promise<SyncResult> {
   const publisher = createJobPublisher(cfg.id, cfg.name, home);
-  const lines = createStatusLineRenderer(home);
+  const lines = createStatusLineRenderer(listStores, home);
   const ports = hooks.ports ?? (await defaultPortsFor(cfg, home));
   const jobHooks = hooksFor(hooks, publisher, lines);
   try {
@@ -376,7 +376,7 @@ async function job(
   } finally {
     await publisher.clear();
     await lines.settle();
-    await refreshStatusFile(home);
+    await refreshStatusFile(listStores, home);
   }
 }
 

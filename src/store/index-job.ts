@@ -6,7 +6,7 @@ import type { FsEnv } from '../storage/fs-env.js';
 import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
 import type { Review } from '../types.js';
 import { type KillLabel, killPoint } from '../util/kill-points.js';
-import { acquireLock } from './lock.js';
+import { acquireLock } from '../storage/lock.js';
 import type { EmbedPort, PipelinePorts } from './ports.js';
 import { loadStore, saveStore } from './store-config.js';
 import type { JobProgress, JobSummary, SourceRecord, StoreConfig } from './store-types.js';

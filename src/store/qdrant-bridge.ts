@@ -7,7 +7,7 @@ import type { Candidate } from '../types.js';
 import { passphraseFromEnv } from '../vault/passphrase.js';
 import { openVault, qdrantSecretName } from '../vault/vault.js';
 import { runSync, type SyncRequest, type SyncResult } from './index-job.js';
-import { acquireLock } from './lock.js';
+import { acquireLock } from '../storage/lock.js';
 import { loadStore, saveStore } from './store-config.js';
 import type { StoreConfig } from './store-types.js';
 

@@ -1,5 +1,8 @@
 import type { ChunkParams, ModelFingerprint, Role, SourceOptions, SourceStatus, SyncMode } from '../types.js';
 
+// Defined with the shared types: status/ publishes it and must not import store/.
+export type { JobProgress } from '../types.js';
+
 export type StoreType = 'local' | 'qdrant';
 
 export interface QdrantSettings {
@@ -64,15 +67,4 @@ export interface JobSummary {
   chunksEmbedded: number;
   chunksReused: number;
   problems: number;
-}
-
-export interface JobProgress {
-  storeId: string;
-  sourceId?: string;
-  state: 'scanning' | 'extracting' | 'embedding' | 'writing' | 'activating' | 'done';
-  documents: number;
-  documentsTotal: number;
-  chunks: number;
-  problems: number;
-  percent: number;
 }

@@ -69,7 +69,7 @@ function background(pid: number | undefined) {
 }
 
 export function createServices(home: string): Services {
-  let searchDeps: (import('../retrieve/search.js').SearchDeps & { close(): Promise<void> }) | undefined;
+  let searchDeps: import('../app/search-deps.js').AppSearchDeps | undefined;
   return {
     home,
     loadStores: () => listStores(home),
@@ -138,7 +138,7 @@ export function createServices(home: string): Services {
       return task;
     },
     async search(store, query, mode) {
-      const mod = await import('../retrieve/search.js');
+      const mod = await import('../app/search.js');
       searchDeps ??= mod.createSearchDeps(home);
       return mod.search({ stores: [store], query, mode }, searchDeps);
     },

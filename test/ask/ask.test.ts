@@ -6,7 +6,7 @@ import { runAction } from '../../src/ai/ask.js';
 import { setRole, upsertProfile } from '../../src/ai/profiles.js';
 import { loadProfiles, saveProfiles } from '../../src/ai/profiles-file.js';
 import { readRuns } from '../../src/ai/runs-file.js';
-import { createSearchDeps } from '../../src/retrieve/search.js';
+import { createSearchDeps } from '../../src/app/search-deps.js';
 import { profilesPath, runsDir } from '../../src/storage/paths.js';
 import { addSources, createStore, findStore } from '../../src/store/engine.js';
 import type { ActionKind } from '../../src/types.js';

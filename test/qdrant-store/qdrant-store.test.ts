@@ -5,7 +5,8 @@ import { PassThrough, Readable } from 'node:stream';
 import test from 'ava';
 import type { CliIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { createSearchDeps, search } from '../../src/retrieve/search.js';
+import { createSearchDeps } from '../../src/app/search-deps.js';
+import { search } from '../../src/retrieve/search.js';
 import { vaultPath } from '../../src/storage/paths.js';
 import {
   addSources,

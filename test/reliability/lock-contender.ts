@@ -13,7 +13,7 @@
 import { appendFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { isKorttyError } from '../../src/errors.js';
 import { atomicWrite } from '../../src/storage/atomic-write.js';
-import { acquireLock } from '../../src/store/lock.js';
+import { acquireLock } from '../../src/storage/lock.js';
 
 const lockPath = process.env.REL_LOCK!;
 const logPath = process.env.REL_LOG!;

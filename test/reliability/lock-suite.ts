@@ -8,7 +8,7 @@ import { snapshotPath, storeDir, storeLockPath } from '../../src/storage/paths.j
 import { createDefaultPorts } from '../../src/store/default-ports.js';
 import { addSources, createStore } from '../../src/store/engine.js';
 import { runSync } from '../../src/store/index-job.js';
-import { readOwner } from '../../src/store/lock.js';
+import { readOwner } from '../../src/storage/lock.js';
 import { loadStore, storeIdFor } from '../../src/store/store-config.js';
 import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
 import { check, createRow, type SuiteRow, scratchDirSync, sleep } from './common.js';

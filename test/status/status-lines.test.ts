@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { startStatusLineKeeper } from '../../src/status/status-file.js';
+import { startStatusLineKeeper } from '../../src/app/status.js';
 import { statusTextPath, statusTmuxPath } from '../../src/storage/paths.js';
 import { createStore } from '../../src/store/engine.js';
 import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';

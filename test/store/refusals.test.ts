@@ -78,7 +78,7 @@ test('a second process is refused while a job holds the store', async (t) => {
     [
       '--input-type=module',
       '-e',
-      `const { acquireLock } = await import(${JSON.stringify(join(process.cwd(), 'dist/src/store/lock.js'))});
+      `const { acquireLock } = await import(${JSON.stringify(join(process.cwd(), 'dist/src/storage/lock.js'))});
        await acquireLock(${JSON.stringify(storeLockPath(DOCS_ID, home))}, 'Docs', { job: 'index' });
        process.stdout.write('held\\n'); setInterval(() => {}, 1000);`,
     ],

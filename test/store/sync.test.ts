@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
-import { createSearchDeps, search } from '../../src/retrieve/search.js';
+import { createSearchDeps } from '../../src/app/search-deps.js';
+import { search } from '../../src/retrieve/search.js';
 import { snapshotPath, storeConfigPath } from '../../src/storage/paths.js';
 import {
   addSources,

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { isKorttyError } from '../../src/errors.js';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
-import { readStatus } from '../../src/status/status-file.js';
+import { readStatus } from '../../src/app/status.js';
 import { formatStatus } from '../../src/status/status-model.js';
 import { snapshotPath, watcherLockPath } from '../../src/storage/paths.js';
 import {

@@ -1,10 +1,7 @@
-import { runAction } from '../../ai/ask.js';
-import { formatSourceRef } from '../../ai/citations.js';
-import { parseActionKind } from '../../ai/policy.js';
-import { createSearchDeps, type SearchRequest, search } from '../../retrieve/search.js';
-import { searchViaService } from '../../service/warm-path.js';
+import { ask, parseActionKind } from '../../app/ask.js';
+import { readTextFile } from '../../app/files.js';
+import { formatSourceRef } from '../../app/present.js';
 import { korttyHome } from '../../storage/paths.js';
-import type { Excerpt } from '../../types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
 import { type CommandContext, defineCommand, usageError } from '../command.js';
 import { createInterrupt } from '../interrupt.js';
@@ -55,8 +52,7 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   const action = parseActionKind(values.action!);
   let selection: string | undefined;
   if (values.file) {
-    const { readFile } = await import('node:fs/promises');
-    selection = await readFile(values.file, 'utf8');
+    selection = await readTextFile(values.file);
   } else if (values.stdin) {
     selection = await readAll(io.stdin);
   }
@@ -68,36 +64,18 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   // Progress goes to stderr (the popup shows it; a pipe on stdout gets only the answer); --json
   // keeps both streams free of it.
   const progress = json ? undefined : (m: string) => io.stderr.write(`${m}\n`);
-  const deps = createSearchDeps();
-  let useService = !values['no-service'];
-  const retrieve = async (req: SearchRequest) => {
-    if (useService) {
-      const warm = await searchViaService(
-        {
-          query: req.query,
-          stores: req.stores.map((s) => s.id),
-          ...(req.mode ? { mode: req.mode } : {}),
-          ...(req.contextWindow !== undefined ? { contextWindow: req.contextWindow } : {}),
-          ...(req.firstMarker !== undefined ? { firstMarker: req.firstMarker } : {}),
-        },
-        { home, verbose, warn: say },
-      );
-      if (warm.ok) return warm.value as unknown as { excerpts: Excerpt[]; block: string };
-      useService = false;
-      verbose?.(`query service not used (${warm.reason}); retrieving in-process`);
-    }
-    return search(req, deps);
-  };
   const interrupt = createInterrupt();
   try {
-    const res = await runAction({
+    const res = await ask({
+      home,
+      useService: !values['no-service'],
+      verbose,
+      warn: say,
       action,
       prompt,
       selection,
       profile: values.profile,
       signal: interrupt.signal,
-      searchDeps: deps,
-      retrieve,
       onPlan: ({ stores, before }) => {
         const n = `${stores.length} store${stores.length === 1 ? '' : 's'}`;
         if (stores.length === 0)
@@ -140,7 +118,6 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
     return 0;
   } finally {
     interrupt.dispose();
-    await deps.close();
   }
 }
 

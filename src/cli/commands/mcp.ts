@@ -23,7 +23,7 @@ protocol.`,
 });
 
 async function runMcp({ values }: CommandContext<typeof options>): Promise<number> {
-  const { runMcpServer } = await import('../../mcp/server.js');
+  const { runMcpServer } = await import('../../app/mcp.js');
   await runMcpServer({ served: values.store ?? [] });
   return 0;
 }

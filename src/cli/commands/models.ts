@@ -1,25 +1,24 @@
 import { totalmem } from 'node:os';
-import { join } from 'node:path';
 import {
+  addLocalModel,
   CATALOG,
   type CatalogModel,
   catalogEntry,
   defaultModelId,
   fitsMemory,
   GiB,
-} from '../../embed/catalog.js';
-import { type InstallProgress, installModel, installProgress } from '../../embed/installer.js';
-import {
-  addLocalModel,
   getInstalled,
+  type InstallProgress,
   type InstallRecord,
+  installModel,
+  installProgress,
   listInstalled,
   modelFilePath,
   removeModel,
   verifyInstalled,
-} from '../../embed/model-registry.js';
+} from '../../app/models.js';
 import { createError, isKorttyError } from '../../errors.js';
-import { korttyHome, modelsDir } from '../../storage/paths.js';
+import { korttyHome } from '../../storage/paths.js';
 import { type CommandGroup, defineCommand } from '../command.js';
 import { createInterrupt } from '../interrupt.js';
 import type { CliIO } from '../io.js';
@@ -58,10 +57,6 @@ const install = defineCommand({
         home,
         signal: interrupt.signal,
         onProgress: printer.onProgress,
-        generate: async (path) => {
-          const { generateLexicalModel } = await import('../../embed/generate-model.js');
-          await generateLexicalModel(path, {}, { vocabCacheDir: join(modelsDir(home), 'vocab') });
-        },
       });
       printer.done();
       const verb = {

@@ -1,5 +1,4 @@
-import { setRole, upsertProfile } from '../../ai/profiles.js';
-import { loadProfiles, saveProfiles } from '../../ai/profiles-file.js';
+import { loadProfiles, saveProfiles, setRole, upsertProfile } from '../../app/profiles.js';
 import { profilesPath } from '../../storage/paths.js';
 import { parseRoles, roleOption, wholeNumber } from '../args.js';
 import { type CommandGroup, defineCommand, usageError } from '../command.js';

@@ -1,6 +1,5 @@
-import { formatSourceRef } from '../../ai/citations.js';
-import { flagStale, runOrigin } from '../../ai/runs.js';
-import { readRuns } from '../../ai/runs-file.js';
+import { formatSourceRef } from '../../app/present.js';
+import { recentRuns, runOrigin } from '../../app/runs.js';
 import { listStores } from '../../store/store-config.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
 import { wholeNumber } from '../args.js';
@@ -20,15 +19,10 @@ export const definition = defineCommand({
 });
 
 async function runRuns({ values, io, json }: CommandContext<typeof options>): Promise<number> {
-  const { records, damaged } = await readRuns({ last: Number(values.last) });
-  const stores = await listStores();
-  const hashOf = new Map<string, string>();
-  for (const s of stores)
-    for (const src of s.sources)
-      for (const [p, h] of Object.entries(src.hashes)) hashOf.set(`${s.id}\0${src.id}\0${p}`, h);
-  const flagged = records.map((r) =>
-    flagStale(r, (e) => hashOf.get(`${e.storeId}\0${e.sourceId}\0${e.path}`)),
-  );
+  const { runs: flagged, damaged } = await recentRuns({
+    last: Number(values.last),
+    stores: await listStores(),
+  });
   if (json) {
     io.stdout.write(`${JSON.stringify({ runs: flagged, damaged }, null, 2)}\n`);
     return 0;

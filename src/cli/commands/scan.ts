@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
-import { reviewToLines } from '../../scan/review-text.js';
-import { MiB } from '../../scan/rules.js';
-import { detectSourceKind, scanSources } from '../../scan/scan-source.js';
+import { MiB } from '../../app/present.js';
+import { detectSourceKind, reviewToLines, scanSources } from '../../app/scan.js';
 import { positiveNumber } from '../args.js';
 import { defineCommand } from '../command.js';
 

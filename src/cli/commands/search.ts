@@ -1,6 +1,6 @@
-import { formatLocation } from '../../retrieve/block.js';
-import type { SearchMode } from '../../retrieve/search.js';
-import { searchViaService } from '../../service/warm-path.js';
+import { formatLocation } from '../../app/present.js';
+import type { SearchMode } from '../../app/search.js';
+import { searchViaService } from '../../app/warm.js';
 import { korttyHome } from '../../storage/paths.js';
 import type { Candidate, Excerpt } from '../../types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
@@ -130,18 +130,10 @@ async function searchInProcess(
   storeRefs: string[] | undefined,
   contextWindow: number | undefined,
 ) {
-  const [{ createSearchDeps, search }, { findStore, listStores }] = await Promise.all([
-    import('../../retrieve/search.js'),
+  const [{ searchOnce }, { findStore, listStores }] = await Promise.all([
+    import('../../app/search.js'),
     import('../../store/engine.js'),
   ]);
   const stores = storeRefs ? await Promise.all(storeRefs.map((s) => findStore(s))) : await listStores();
-  const deps = createSearchDeps();
-  try {
-    return await search(
-      { stores, query, mode, ...(contextWindow !== undefined ? { contextWindow } : {}) },
-      deps,
-    );
-  } finally {
-    await deps.close();
-  }
+  return searchOnce({ stores, query, mode, ...(contextWindow !== undefined ? { contextWindow } : {}) });
 }

@@ -27,7 +27,7 @@ const status = defineCommand({
   async run({ io, json }) {
     const home = korttyHome(io.env);
     const warn = (m: string) => io.stderr.write(`kortty-rag service: ${m}\n`);
-    const { serviceStatus } = await import('../../service/warm-path.js');
+    const { serviceStatus } = await import('../../app/warm.js');
     const r = await serviceStatus({ home, warn });
     if (!r.ok) {
       if (json) io.stdout.write(`${JSON.stringify({ running: false, reason: r.reason })}\n`);
@@ -54,7 +54,7 @@ const stop = defineCommand({
   async run({ io, out }) {
     const home = korttyHome(io.env);
     const warn = (m: string) => io.stderr.write(`kortty-rag service: ${m}\n`);
-    const { stopService } = await import('../../service/warm-path.js');
+    const { stopService } = await import('../../app/warm.js');
     const r = await stopService({ home, warn });
     out(r, r.ok ? `stopped the query service (pid ${r.pid})` : `no query service: ${r.reason}`);
     return r.ok ? 0 : 1;
@@ -72,11 +72,11 @@ search and ask start it on first use; it exits after --idle-minutes without a re
 };
 
 async function runService(home: string, idleFlag: string | undefined, io: CliIO): Promise<number> {
-  const { readServiceConfig } = await import('../../service/service-config.js');
+  const { readServiceConfig } = await import('../../app/warm.js');
   const cfg = await readServiceConfig(home);
   const idleMinutes = idleFlag !== undefined ? Number(idleFlag) : cfg.idleMinutes;
   const log = (m: string) => io.stdout.write(`${new Date().toISOString()} ${m}\n`);
-  const { startQueryService } = await import('../../service/host.js');
+  const { startQueryService } = await import('../../app/query-service.js');
   let svc: Awaited<ReturnType<typeof startQueryService>>;
   try {
     svc = await startQueryService({ home, host: 'standalone', idleMinutes, log });

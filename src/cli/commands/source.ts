@@ -1,5 +1,6 @@
 import { createError } from '../../errors.js';
-import { MiB } from '../../scan/rules.js';
+import { pathKind } from '../../app/files.js';
+import { MiB } from '../../app/present.js';
 import {
   type AddSourceInput,
   addSources,
@@ -44,13 +45,11 @@ const add = defineCommand({
 you are asked to confirm, elsewhere --yes is required. Ctrl-C cancels before activation and
 leaves the store as it was.`,
   async run({ values, args, positionals, io, out, json }) {
-    const { stat } = await import('node:fs/promises');
     const inputs: AddSourceInput[] = [];
     for (const p of positionals.slice(1)) {
-      const st = await stat(p).catch(() => undefined);
-      if (!st) throw createError('SOURCE_NOT_FOUND', { path: p });
+      const kind = await pathKind(p);
       inputs.push({
-        kind: (values.file || st.isFile() ? 'file' : 'folder') as 'file' | 'folder',
+        kind: values.file ? 'file' : kind,
         path: p,
         sync: parseSync(values.sync),
         options: {

@@ -1,4 +1,4 @@
-import { readStatus } from '../../status/status-file.js';
+import { readStatus } from '../../app/status.js';
 import { writeStatusLines } from '../../status/status-lines.js';
 import { formatStatus } from '../../status/status-model.js';
 import { korttyHome } from '../../storage/paths.js';

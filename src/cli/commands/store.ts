@@ -9,7 +9,7 @@ import {
 } from '../../store/engine.js';
 import type { StoreConfig } from '../../store/store-types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
-import type { Vault } from '../../vault/vault.js';
+import type { Vault } from '../../app/vault.js';
 import { parseRoles, roleOption, wholeNumber } from '../args.js';
 import { type CommandGroup, defineCommand, usageError } from '../command.js';
 import type { CliIO } from '../io.js';
@@ -68,7 +68,7 @@ the vault passphrase comes from KORTTY_VAULT_PASSPHRASE or a prompt.`,
     }
     let secret: { qdrantApiKey?: string; vault?: Vault } = {};
     if (values['api-key-stdin']) {
-      const { unlockVault } = await import('../../vault/passphrase.js');
+      const { unlockVault } = await import('../../app/vault.js');
       const key = (await readStdin(io)).trim();
       if (!key) throw usageError('--api-key-stdin: no API key on stdin');
       secret = {

@@ -1,8 +1,7 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { openAppendLog } from '../../app/files.js';
+import type { WatchEvent, Watcher } from '../../app/watcher.js';
 import { isKorttyError } from '../../errors.js';
-import { korttyHome, ragDir, watchLogPath } from '../../storage/paths.js';
-import type { WatchEvent, WatchService } from '../../watch/watch-service.js';
+import { korttyHome, watchLogPath } from '../../storage/paths.js';
 import { wholeNumber } from '../args.js';
 import { type CommandContext, defineCommand } from '../command.js';
 import { terminalIO } from '../io.js';
@@ -54,12 +53,11 @@ async function runWatch({ values, io, json }: CommandContext<typeof options>): P
   const home = korttyHome(io.env);
 
   let out: NodeJS.WritableStream = io.stdout;
-  let file: WriteStream | undefined;
+  let file: Awaited<ReturnType<typeof openAppendLog>> | undefined;
   if (values.log) {
-    await mkdir(ragDir(home), { recursive: true });
-    file = createWriteStream(watchLogPath(home), { flags: 'a', mode: 0o600 });
+    file = await openAppendLog(watchLogPath(home));
     // The log is read on a terminal (tail -f): it gets the same sanitizer as stdout.
-    out = terminalIO({ ...io, stdout: file }, { json }).stdout;
+    out = terminalIO({ ...io, stdout: file.stream }, { json }).stdout;
   }
   const log = (e: WatchEvent) =>
     out.write(
@@ -70,48 +68,35 @@ async function runWatch({ values, io, json }: CommandContext<typeof options>): P
 
   // Signals are handled from here on: one that arrives while the service is still starting (loading
   // the engine, reading stores) stops it as soon as it is up, so the lock is always released.
-  let svc: WatchService | undefined;
+  let watcher: Watcher | undefined;
   let hosting: { stop(): Promise<void> } | undefined;
-  let keeper: { stop(): void } | undefined;
   let stopRequested = false;
   const stop = () => {
     stopRequested = true;
-    void svc?.stop();
+    void watcher?.service.stop();
   };
   const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
   for (const s of signals) process.on(s, stop);
   try {
-    const { startWatchService } = await import('../../watch/watch-service.js');
-    svc = await startWatchService({
+    const { startWatcher, hostServiceInWatcher } = await import('../../app/watcher.js');
+    watcher = await startWatcher({
       home,
       log,
       ...(reconcileS !== undefined ? { reconcileMs: reconcileS * 1000 } : {}),
       ...(pollMs !== undefined ? { pollMs } : {}),
       ...(quietMs !== undefined ? { schedule: { quietMs } } : {}),
     });
-    if (stopRequested) void svc.stop();
-    // The status line follows job files even when a job dies without clearing its progress.
-    const { startStatusLineKeeper } = await import('../../status/status-file.js');
-    keeper = startStatusLineKeeper(home);
+    if (stopRequested) void watcher.service.stop();
     if (values.serve && !stopRequested) {
-      const [{ hostQueryService }, { readServiceConfig }] = await Promise.all([
-        import('../../service/host.js'),
-        import('../../service/service-config.js'),
-      ]);
-      const { idleMinutes } = await readServiceConfig(home);
-      hosting = hostQueryService({
-        home,
-        host: 'watcher',
-        idleMinutes,
-        log: (m) =>
-          out.write(
-            json
-              ? `${JSON.stringify({ at: new Date().toISOString(), type: 'service', message: m })}\n`
-              : `${new Date().toISOString()} ${m}\n`,
-          ),
-      });
+      hosting = await hostServiceInWatcher(home, (m) =>
+        out.write(
+          json
+            ? `${JSON.stringify({ at: new Date().toISOString(), type: 'service', message: m })}\n`
+            : `${new Date().toISOString()} ${m}\n`,
+        ),
+      );
     }
-    await svc.stopped;
+    await watcher.service.stopped;
   } catch (err) {
     if (values['if-not-running'] && isKorttyError(err, 'WATCHER_RUNNING')) {
       io.stdout.write(`kortty-rag watch: ${err.message}\n`);
@@ -119,11 +104,11 @@ async function runWatch({ values, io, json }: CommandContext<typeof options>): P
     }
     throw err;
   } finally {
-    keeper?.stop();
+    watcher?.close();
     await hosting?.stop();
     for (const s of signals) process.off(s, stop);
   }
-  if (file) await new Promise<void>((r) => file.end(r));
+  if (file) await file.close();
   return 0;
 }
 

@@ -1,0 +1,33 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createError } from '../errors.js';
+
+// The few plain file operations the faces need (a prompt file, a path's kind, an append-only log,
+// the package version), so the faces themselves never import node:fs.
+
+export function readTextFile(path: string): Promise<string> {
+  return readFile(path, 'utf8');
+}
+
+/** 'file' or 'folder' for a source path the user typed; SOURCE_NOT_FOUND when it does not exist. */
+export async function pathKind(path: string): Promise<'file' | 'folder'> {
+  const st = await stat(path).catch(() => undefined);
+  if (!st) throw createError('SOURCE_NOT_FOUND', { path });
+  return st.isFile() ? 'file' : 'folder';
+}
+
+/** An owner-only append stream (its directory created); `close` resolves once it is flushed. */
+export async function openAppendLog(
+  path: string,
+): Promise<{ stream: NodeJS.WritableStream; close(): Promise<void> }> {
+  await mkdir(dirname(path), { recursive: true });
+  const stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+  return { stream, close: () => new Promise<void>((r) => stream.end(r)) };
+}
+
+export async function packageVersion(): Promise<string> {
+  // dist/src/app/files.js → the package root.
+  const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8'));
+  return String(pkg.version);
+}
