@@ -9,12 +9,12 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createSearchDeps } from '../src/app/search-deps.js';
 import { STARTER_MODEL_ID } from '../src/embed/starter-model.js';
 import { tokenize } from '../src/index/tokenize.js';
 import { compareFused, type FusedEntry, fuseRankings, RRF_K } from '../src/retrieve/fuse.js';
 import { defaultFusionFor } from '../src/retrieve/fusion-defaults.js';
 import { mean } from '../src/retrieve/metrics.js';
-import { createSearchDeps } from '../src/app/search-deps.js';
 import { type SearchMode, type SearchResult, search } from '../src/retrieve/search.js';
 import { korttyHome, modelsDir, ragDir } from '../src/storage/paths.js';
 import { createDefaultPorts } from '../src/store/default-ports.js';

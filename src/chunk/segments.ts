@@ -11,8 +11,6 @@
 // surrogate pair), so a chunk that starts at a seam re-segments identically: the chunker relies on
 // this to report token counts without re-encoding.
 
-import type { Tokenizer } from './tokenizer.js';
-
 export const MAX_RUN = 256;
 
 export interface Segmentation {
@@ -93,7 +91,8 @@ export function segmentForEncoding(text: string, maxRun = MAX_RUN): Segmentation
 }
 
 /** Token count with giant runs segmented; `countTokens` in tokenizer.ts documents it. */
-export function countSegmented(text: string, tok: Pick<Tokenizer, 'encodeOrdinary'>): number {
+/** `tok`: the tokenizer's encoder (tokenizer.ts), passed in so this module stays free of tiktoken. */
+export function countSegmented(text: string, tok: { encodeOrdinary(text: string): Uint32Array }): number {
   let n = 0;
   for (const seg of segmentForEncoding(text).segments) n += tok.encodeOrdinary(seg).length;
   return n;

@@ -2,8 +2,8 @@ import * as fsp from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createError, isKorttyError, type KorttyError } from '../errors.js';
 import { errReason } from '../storage/atomic-write.js';
-import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
 import { acquireLock, type StoreLock } from '../storage/lock.js';
+import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
 import { type CatalogModel, catalogEntry, huggingFaceUrl } from './catalog.js';
 import {
   checkGgufHeader,

@@ -5,11 +5,11 @@ import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js'
 import { createJobPublisher } from '../status/job-file.js';
 import { createStatusLineRenderer, refreshStatusFile } from '../status/status-file.js';
 import { nodeFsEnv } from '../storage/fs-env.js';
+import { acquireLock } from '../storage/lock.js';
 import { korttyHome, snapshotPath, storeDir, storeLockPath } from '../storage/paths.js';
 import type { ChunkParams, Review, Role, SourceOptions, SyncMode } from '../types.js';
 import { killPoint } from '../util/kill-points.js';
 import { runSync, type SyncResult } from './index-job.js';
-import { acquireLock } from '../storage/lock.js';
 import { resolveModel } from './model-resolve.js';
 import type { PipelinePorts } from './ports.js';
 import { checkNewSource, findSource, sourceIdFor } from './source-rules.js';

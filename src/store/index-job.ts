@@ -3,10 +3,10 @@ import { openSnapshot, type SnapshotStep, writeSnapshot } from '../index/snapsho
 import type { SnapshotChunk, SnapshotDoc } from '../index/snapshot-types.js';
 import { chunkId } from '../index/snapshot-types.js';
 import type { FsEnv } from '../storage/fs-env.js';
+import { acquireLock } from '../storage/lock.js';
 import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
 import type { Review } from '../types.js';
 import { type KillLabel, killPoint } from '../util/kill-points.js';
-import { acquireLock } from '../storage/lock.js';
 import type { EmbedPort, PipelinePorts } from './ports.js';
 import { loadStore, saveStore } from './store-config.js';
 import type { JobProgress, JobSummary, SourceRecord, StoreConfig } from './store-types.js';

@@ -2,12 +2,12 @@ import { createError, isKorttyError } from '../errors.js';
 import { openSnapshot } from '../index/snapshot-io.js';
 import { createQdrantStore, type PointInput, type QdrantStore } from '../qdrant/adapter.js';
 import type { StoreBackend } from '../retrieve/search.js';
+import { acquireLock } from '../storage/lock.js';
 import { korttyHome, snapshotPath, storeLockPath, vaultPath } from '../storage/paths.js';
 import type { Candidate } from '../types.js';
 import { passphraseFromEnv } from '../vault/passphrase.js';
 import { openVault, qdrantSecretName } from '../vault/vault.js';
 import { runSync, type SyncRequest, type SyncResult } from './index-job.js';
-import { acquireLock } from '../storage/lock.js';
 import { loadStore, saveStore } from './store-config.js';
 import type { StoreConfig } from './store-types.js';
 

@@ -1,6 +1,6 @@
 import { createError, isKorttyError } from '../errors.js';
-import { korttyHome, watcherLockPath } from '../storage/paths.js';
 import { acquireLock, readOwner, type StoreLock } from '../storage/lock.js';
+import { korttyHome, watcherLockPath } from '../storage/paths.js';
 import { listStores } from '../store/store-config.js';
 import type { WatchEvent } from './events.js';
 import { detectNetworkFs } from './fs-probe.js';

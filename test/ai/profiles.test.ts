@@ -2,7 +2,6 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import test from 'ava';
 import { detectFamily } from '../../src/ai/families.js';
-import { loadProfiles, saveProfiles } from '../../src/ai/profiles-file.js';
 import {
   emptyProfilesConfig,
   getProfile,
@@ -12,6 +11,7 @@ import {
   storesForProfile,
   upsertProfile,
 } from '../../src/ai/profiles.js';
+import { loadProfiles, saveProfiles } from '../../src/ai/profiles-file.js';
 import { profilesPath } from '../../src/storage/paths.js';
 import type { Role } from '../../src/types.js';
 import { useTempHome } from '../retrieve/helpers.js';

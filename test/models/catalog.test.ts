@@ -1,5 +1,4 @@
 import test from 'ava';
-import type { KorttyError } from '../../src/errors.js';
 import {
   CATALOG,
   catalogEntry,
@@ -10,8 +9,9 @@ import {
   type Pooling,
 } from '../../src/embed/catalog.js';
 import { STARTER_DEFAULTS } from '../../src/embed/generate-model.js';
-import { starterFileName } from '../../src/embed/starter-model.js';
 import { planInstall, toDownloadUrl } from '../../src/embed/installer.js';
+import { starterFileName } from '../../src/embed/starter-model.js';
+import type { KorttyError } from '../../src/errors.js';
 import { tempHome } from './helpers.js';
 
 function codeOf(fn: () => unknown): string | undefined {

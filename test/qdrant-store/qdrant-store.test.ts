@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import test from 'ava';
+import { createSearchDeps } from '../../src/app/search-deps.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { createSearchDeps } from '../../src/app/search-deps.js';
 import { search } from '../../src/retrieve/search.js';
 import { vaultPath } from '../../src/storage/paths.js';
 import {

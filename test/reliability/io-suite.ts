@@ -1,9 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { isKorttyError } from '../../src/errors.js';
+import { snapshotPath, storeConfigPath, storeDir } from '../../src/storage/paths.js';
 import { runSync } from '../../src/store/index-job.js';
 import type { PipelinePorts } from '../../src/store/ports.js';
 import { loadStore, saveStore } from '../../src/store/store-config.js';
-import { snapshotPath, storeConfigPath, storeDir } from '../../src/storage/paths.js';
 import { createRecordingEnv, ERRNOS, type Errno, type FsOp } from '../helpers/fault-env.js';
 import { check, createRow, type SuiteRow } from './common.js';
 import {

@@ -6,8 +6,8 @@ import { check, createRow, rng, type SuiteRow } from './common.js';
 import {
   type ChangeKind,
   type Scenario,
-  sharedScenario,
   STORE_NAME,
+  sharedScenario,
   type verifyAfterCrash,
   type Which,
 } from './store-fixture.js';

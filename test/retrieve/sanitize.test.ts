@@ -7,12 +7,12 @@ import {
   sanitizeUntrusted,
   unescapeAngle,
 } from '../../src/retrieve/sanitize.js';
+import { specialTokensIn, tolerantTagCount, useTempHome } from './helpers.js';
 import {
   CHAT_TEMPLATE_PAYLOADS,
   FORGED_MARKER_TEMPLATES,
   WRAPPER_CLOSE_VARIANTS,
 } from './injection-corpus.js';
-import { specialTokensIn, tolerantTagCount, useTempHome } from './helpers.js';
 
 useTempHome();
 

@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rename, rm, symlink, unlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { openSnapshot } from '../../src/index/snapshot-io.js';
 import { createSearchDeps } from '../../src/app/search-deps.js';
+import { openSnapshot } from '../../src/index/snapshot-io.js';
 import { search } from '../../src/retrieve/search.js';
 import { snapshotPath, storeConfigPath } from '../../src/storage/paths.js';
 import {

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
+import { readStatus } from '../../src/app/status.js';
 import { isKorttyError } from '../../src/errors.js';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
-import { readStatus } from '../../src/app/status.js';
 import { formatStatus } from '../../src/status/status-model.js';
 import { snapshotPath, watcherLockPath } from '../../src/storage/paths.js';
 import {

@@ -6,9 +6,9 @@ import {
   getLlama,
   type LLamaChatPromptOptions,
   type Llama,
+  LlamaChatSession,
   type LlamaContext,
   type LlamaContextSequence,
-  LlamaChatSession,
   LlamaLogLevel,
   type LlamaModel,
 } from 'node-llama-cpp';

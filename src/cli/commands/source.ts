@@ -1,6 +1,6 @@
-import { createError } from '../../errors.js';
 import { pathKind } from '../../app/files.js';
 import { MiB } from '../../app/present.js';
+import { createError } from '../../errors.js';
 import {
   type AddSourceInput,
   addSources,

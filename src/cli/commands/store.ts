@@ -1,3 +1,4 @@
+import type { Vault } from '../../app/vault.js';
 import {
   createStore,
   deleteStore,
@@ -9,7 +10,6 @@ import {
 } from '../../store/engine.js';
 import type { StoreConfig } from '../../store/store-types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
-import type { Vault } from '../../app/vault.js';
 import { parseRoles, roleOption, wholeNumber } from '../args.js';
 import { type CommandGroup, defineCommand, usageError } from '../command.js';
 import type { CliIO } from '../io.js';
