@@ -2,9 +2,10 @@ import { createError, isKorttyError } from '../errors.js';
 import { acquireLock, readOwner, type StoreLock } from '../storage/lock.js';
 import { korttyHome, watcherLockPath } from '../storage/paths.js';
 import { listStores } from '../store/store-config.js';
+import type { StoreConfig } from '../store/store-types.js';
 import type { WatchEvent } from './events.js';
 import { detectNetworkFs } from './fs-probe.js';
-import { createLimitedNotes } from './limited-notes.js';
+import { createLimitedNotes, type LimitedNotes } from './limited-notes.js';
 import { isOverflowReason, networkReason, overflowReason, watcherErrorReason } from './reasons.js';
 import { probeRoot, type RootState, rootChange } from './roots.js';
 import * as sched from './schedule.js';
@@ -52,270 +53,313 @@ interface Entry {
   gen: number;
 }
 
+/** The daemon's state, shared by the phases below (one watcher per $KORTTY_HOME). */
+interface Daemon {
+  home: string;
+  cfg: sched.ScheduleConfig;
+  log: (e: WatchEvent) => void;
+  probeFs: (path: string) => Promise<string | undefined>;
+  state: sched.ScheduleState;
+  entries: Map<string, Entry>;
+  notes: LimitedNotes;
+  stamps: Stamps;
+  stopping: boolean;
+  running: { job: sched.SyncJob; abort: AbortController; done: Promise<void> } | null;
+  wakeTimer: NodeJS.Timeout | undefined;
+  ticking: Promise<void> | null;
+}
+
 export async function startWatchService(opts: WatchOptions = {}): Promise<WatchService> {
   const home = opts.home ?? korttyHome();
-  const cfg: sched.ScheduleConfig = { ...sched.DEFAULT_SCHEDULE, ...opts.schedule };
-  const log = opts.log ?? (() => {});
-  const probeFs = opts.detectNetworkFs ?? detectNetworkFs;
-
-  let lock: StoreLock;
-  try {
-    lock = await acquireLock(watcherLockPath(home), 'watcher', { job: 'watch' });
-  } catch (err) {
-    if (!isKorttyError(err, 'STORE_BUSY')) throw err;
-    const owner = await readOwner(watcherLockPath(home));
-    throw createError('WATCHER_RUNNING', { home, pid: owner?.pid });
-  }
-
-  const state = sched.createScheduleState();
-  const entries = new Map<string, Entry>();
-  const notes = createLimitedNotes(home);
-  let stamps: Stamps = new Map();
-  let stopping = false;
-  let running: { job: sched.SyncJob; abort: AbortController; done: Promise<void> } | null = null;
-  let wakeTimer: NodeJS.Timeout | undefined;
-  let ticking: Promise<void> | null = null;
-
-  const who = (t: WatchTarget) => ({ store: t.storeName, source: t.sourceId, path: t.path });
-  const rescan = (e: Entry) => sched.noteRescan(state, e.target.storeId, [e.target.sourceId], Date.now());
-
-  const setLimited = (e: Entry, reason: string | undefined) => {
-    if (e.limited === reason) return;
-    e.limited = reason;
-    log(
-      reason ? { type: 'limited', ...who(e.target), reason } : { type: 'limited-cleared', ...who(e.target) },
-    );
-    notes.want(e.target, reason);
+  const lock = await takeWatcherLock(home);
+  const d: Daemon = {
+    home,
+    cfg: { ...sched.DEFAULT_SCHEDULE, ...opts.schedule },
+    log: opts.log ?? (() => {}),
+    probeFs: opts.detectNetworkFs ?? detectNetworkFs,
+    state: sched.createScheduleState(),
+    entries: new Map(),
+    notes: createLimitedNotes(home),
+    stamps: new Map(),
+    stopping: false,
+    running: null,
+    wakeTimer: undefined,
+    ticking: null,
   };
-  const applyNotes = async () => {
-    for (const w of await notes.apply(running?.job.storeId)) {
-      const e = entries.get(w.id);
-      if (e) e.target = { ...e.target, limitedMonitoring: w.reason };
-    }
-  };
-
-  // --- file watchers ------------------------------------------------------------------------
-  const closeWatch = async (e: Entry) => {
-    e.gen++;
-    const w = e.watch;
-    e.watch = undefined;
-    await w?.close().catch(() => {});
-  };
-
-  const startWatch = async (e: Entry) => {
-    await closeWatch(e);
-    const gen = e.gen;
-    if (stopping || e.root.state !== 'present') return;
-    const fsName = await probeFs(e.target.path);
-    if (gen !== e.gen || stopping) return;
-    if (fsName) return setLimited(e, networkReason(fsName));
-    try {
-      e.watch = watchSource(e);
-    } catch (err) {
-      setLimited(e, watcherErrorReason(err));
-    }
-  };
-
-  const watchSource = (e: Entry): SourceWatch => {
-    const handle: SourceWatch = startSourceWatcher(e.target, {
-      onChange(kind) {
-        if (e.watch !== handle) return;
-        if (kind === 'rules') {
-          // New .gitignore rules may un-ignore directories the watcher pruned: watch afresh.
-          log({ type: 'rules-changed', ...who(e.target) });
-          rescan(e);
-          void startWatch(e);
-        } else if (
-          sched.noteChange(state, e.target.storeId, e.target.sourceId, Date.now(), cfg) &&
-          !e.limited
-        ) {
-          setLimited(e, overflowReason(cfg.overflowEvents, cfg.overflowWindowMs));
-        }
-        schedulePump();
-      },
-      onError(err) {
-        if (e.watch !== handle) return;
-        void closeWatch(e);
-        setLimited(e, watcherErrorReason(err));
-        rescan(e); // events may have been lost before the error
-        schedulePump();
-      },
-      onReady() {
-        if (e.watch !== handle) return;
-        log({ type: 'watching', ...who(e.target) });
-        // Watching works (again): lift a note left by an earlier failure or a previous run.
-        if (!isOverflowReason(e.limited)) setLimited(e, undefined);
-        if (e.target.limitedMonitoring && !e.limited) notes.want(e.target, undefined);
-      },
-    });
-    return handle;
-  };
-
-  // --- roots and store.json -----------------------------------------------------------------
-  const checkRoot = async (e: Entry) => {
-    const now = await probeRoot(e.target.path, e.target.kind);
-    const change = rootChange(e.root, now);
-    e.root = now;
-    if (change === 'missing') {
-      log({ type: 'root-missing', ...who(e.target) });
-      await closeWatch(e);
-      rescan(e); // the sync records MISSING and drops the source's chunks
-    } else if (change === 'back') {
-      log({ type: 'root-back', ...who(e.target) });
-      rescan(e);
-      await startWatch(e);
-    }
-  };
-
-  const reload = async (force = false) => {
-    const next = await readStamps(home);
-    if (!force && sameStamps(next, stamps)) return;
-    stamps = next;
-    const stores = await listStores(home);
-    const diff = diffTargets(
-      [...entries.values()].map((e) => e.target),
-      watchTargets(stores),
-    );
-    for (const old of diff.removed) {
-      const e = entries.get(targetId(old))!;
-      entries.delete(targetId(old));
-      await closeWatch(e);
-      sched.dropSource(state, old.storeId, old.sourceId);
-      log({ type: 'unwatched', ...who(old) });
-      // A source switched to manual or disabled is not monitored at all: drop its note.
-      const still = stores.find((s) => s.id === old.storeId)?.sources.find((s) => s.id === old.sourceId);
-      if (still?.limitedMonitoring)
-        notes.want({ ...old, limitedMonitoring: still.limitedMonitoring }, undefined);
-      else notes.forget(targetId(old));
-    }
-    for (const t of diff.kept) {
-      const e = entries.get(targetId(t))!;
-      e.target = t;
-      if ((t.limitedMonitoring ?? undefined) !== e.limited) notes.want(t, e.limited);
-    }
-    for (const t of [...diff.added, ...diff.changed]) {
-      let e = entries.get(targetId(t));
-      if (e) e.target = t;
-      else {
-        e = { target: t, root: { state: 'unknown' }, gen: 0, limited: t.limitedMonitoring };
-        entries.set(targetId(t), e);
-      }
-      await checkRoot(e);
-      rescan(e); // new, re-enabled or re-configured: catch up with what changed meanwhile
-      await startWatch(e);
-    }
-  };
-
-  // --- jobs ---------------------------------------------------------------------------------
-  const schedulePump = () => {
-    if (stopping) return;
-    clearTimeout(wakeTimer);
-    wakeTimer = setTimeout(pump, 0);
-  };
-
-  function pump() {
-    if (stopping || running) return;
-    const now = Date.now();
-    const job = sched.nextJob(state, now, cfg);
-    if (!job) {
-      const at = sched.nextWakeAt(state, cfg);
-      clearTimeout(wakeTimer);
-      if (at !== null) wakeTimer = setTimeout(pump, Math.max(0, at - now));
-      return;
-    }
-    sched.jobStarted(state, job);
-    const live = [...entries.values()].filter(
-      (e) => e.target.storeId === job.storeId && job.sourceIds.includes(e.target.sourceId),
-    );
-    if (live.length === 0) {
-      sched.jobFinished(state, 'ok', now, cfg);
-      return schedulePump();
-    }
-    const store = { id: job.storeId, name: live[0]!.target.storeName };
-    const ids = live.map((e) => e.target.sourceId);
-    const abort = new AbortController();
-    log({ type: 'sync-start', store: store.name, sources: ids });
-    const done = runWatchSync(store, ids, abort.signal, home).then(async (r) => {
-      if (r.event) log(r.event);
-      if (r.reload) await reload(true).catch(() => {});
-      running = null;
-      sched.jobFinished(state, r.outcome, Date.now(), cfg);
-      void applyNotes();
-      schedulePump();
-    });
-    running = { job, abort, done };
-  }
-
-  /** An overflow note is lifted once the flood is over and its changes have been synced. */
-  const liftOverflow = () => {
-    const now = Date.now();
-    for (const e of entries.values()) {
-      const { storeId, sourceId } = e.target;
-      if (!isOverflowReason(e.limited) || sched.isFlooding(state, storeId, sourceId, now, cfg)) continue;
-      if (state.pending.has(storeId) || running?.job.storeId === storeId) continue;
-      setLimited(e, undefined);
-    }
-  };
-
-  // --- periodic work ------------------------------------------------------------------------
-  const tick = () => {
-    if (stopping || ticking) return;
-    ticking = (async () => {
-      await reload();
-      for (const e of entries.values()) await checkRoot(e);
-      liftOverflow();
-      await applyNotes();
-    })()
-      .catch(() => {})
-      .finally(() => {
-        ticking = null;
-        schedulePump();
-      });
-  };
-
-  const reconcile = () => {
-    if (stopping) return;
-    log({ type: 'reconcile', sources: entries.size });
-    for (const e of entries.values()) {
-      rescan(e);
-      // Retry watchers that failed (the limit may have been raised); network mounts stay limited.
-      const failed = !e.watch && e.limited && !e.limited.startsWith('network filesystem');
-      if (failed && e.root.state === 'present') void startWatch(e);
-    }
-    schedulePump();
-  };
-
-  await reload(true);
-  log({ type: 'start', pid: process.pid, sources: entries.size });
-  const pollTimer = setInterval(tick, opts.pollMs ?? DEFAULT_POLL_MS);
-  const reconcileTimer = setInterval(reconcile, opts.reconcileMs ?? DEFAULT_RECONCILE_MS);
-  schedulePump();
+  await reload(d, true);
+  d.log({ type: 'start', pid: process.pid, sources: d.entries.size });
+  const timers = [
+    setInterval(() => tick(d), opts.pollMs ?? DEFAULT_POLL_MS),
+    setInterval(() => reconcile(d), opts.reconcileMs ?? DEFAULT_RECONCILE_MS),
+  ];
+  schedulePump(d);
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => {
     resolveStopped = r;
   });
   const stop = async () => {
-    if (stopping) return stopped;
-    stopping = true;
-    clearInterval(pollTimer);
-    clearInterval(reconcileTimer);
-    clearTimeout(wakeTimer);
-    // Cancel the running job: before activation it leaves the old snapshot; after, it completes.
-    running?.abort.abort();
-    await running?.done.catch(() => {});
-    await ticking?.catch(() => {});
-    for (const e of entries.values()) {
-      await closeWatch(e);
-      // Nobody monitors these sources any more; a stale "limited" note would mislead.
-      if (e.limited || e.target.limitedMonitoring) notes.want(e.target, undefined);
-    }
-    await applyNotes().catch(() => {});
-    await lock.release();
-    log({ type: 'stop' });
+    if (d.stopping) return stopped;
+    d.stopping = true;
+    for (const t of timers) clearInterval(t);
+    await shutDown(d, lock);
     resolveStopped();
     return stopped;
   };
-
   return { stop, stopped };
+}
+
+async function takeWatcherLock(home: string): Promise<StoreLock> {
+  try {
+    return await acquireLock(watcherLockPath(home), 'watcher', { job: 'watch' });
+  } catch (err) {
+    if (!isKorttyError(err, 'STORE_BUSY')) throw err;
+    const owner = await readOwner(watcherLockPath(home));
+    throw createError('WATCHER_RUNNING', { home, pid: owner?.pid });
+  }
+}
+
+async function shutDown(d: Daemon, lock: StoreLock): Promise<void> {
+  clearTimeout(d.wakeTimer);
+  // Cancel the running job: before activation it leaves the old snapshot; after, it completes.
+  d.running?.abort.abort();
+  await d.running?.done.catch(() => {});
+  await d.ticking?.catch(() => {});
+  for (const e of d.entries.values()) {
+    await closeWatch(e);
+    // Nobody monitors these sources any more; a stale "limited" note would mislead.
+    if (e.limited || e.target.limitedMonitoring) d.notes.want(e.target, undefined);
+  }
+  await applyNotes(d).catch(() => {});
+  await lock.release();
+  d.log({ type: 'stop' });
+}
+
+const who = (t: WatchTarget) => ({ store: t.storeName, source: t.sourceId, path: t.path });
+
+function rescan(d: Daemon, e: Entry): void {
+  sched.noteRescan(d.state, e.target.storeId, [e.target.sourceId], Date.now());
+}
+
+// --- limited monitoring ---------------------------------------------------------------------
+function setLimited(d: Daemon, e: Entry, reason: string | undefined): void {
+  if (e.limited === reason) return;
+  e.limited = reason;
+  d.log(
+    reason ? { type: 'limited', ...who(e.target), reason } : { type: 'limited-cleared', ...who(e.target) },
+  );
+  d.notes.want(e.target, reason);
+}
+
+async function applyNotes(d: Daemon): Promise<void> {
+  for (const w of await d.notes.apply(d.running?.job.storeId)) {
+    const e = d.entries.get(w.id);
+    if (e) e.target = { ...e.target, limitedMonitoring: w.reason };
+  }
+}
+
+/** An overflow note is lifted once the flood is over and its changes have been synced. */
+function liftOverflow(d: Daemon): void {
+  const now = Date.now();
+  for (const e of d.entries.values()) {
+    const { storeId, sourceId } = e.target;
+    if (!isOverflowReason(e.limited) || sched.isFlooding(d.state, storeId, sourceId, now, d.cfg)) continue;
+    if (d.state.pending.has(storeId) || d.running?.job.storeId === storeId) continue;
+    setLimited(d, e, undefined);
+  }
+}
+
+// --- file watchers --------------------------------------------------------------------------
+async function closeWatch(e: Entry): Promise<void> {
+  e.gen++;
+  const w = e.watch;
+  e.watch = undefined;
+  await w?.close().catch(() => {});
+}
+
+async function startWatch(d: Daemon, e: Entry): Promise<void> {
+  await closeWatch(e);
+  const gen = e.gen;
+  if (d.stopping || e.root.state !== 'present') return;
+  const fsName = await d.probeFs(e.target.path);
+  if (gen !== e.gen || d.stopping) return;
+  if (fsName) {
+    setLimited(d, e, networkReason(fsName));
+    return;
+  }
+  try {
+    e.watch = watchSource(d, e);
+  } catch (err) {
+    setLimited(d, e, watcherErrorReason(err));
+  }
+}
+
+function watchSource(d: Daemon, e: Entry): SourceWatch {
+  const handle: SourceWatch = startSourceWatcher(e.target, {
+    onChange(kind) {
+      if (e.watch !== handle) return;
+      if (kind === 'rules') {
+        // New .gitignore rules may un-ignore directories the watcher pruned: watch afresh.
+        d.log({ type: 'rules-changed', ...who(e.target) });
+        rescan(d, e);
+        void startWatch(d, e);
+      } else if (
+        sched.noteChange(d.state, e.target.storeId, e.target.sourceId, Date.now(), d.cfg) &&
+        !e.limited
+      ) {
+        setLimited(d, e, overflowReason(d.cfg.overflowEvents, d.cfg.overflowWindowMs));
+      }
+      schedulePump(d);
+    },
+    onError(err) {
+      if (e.watch !== handle) return;
+      void closeWatch(e);
+      setLimited(d, e, watcherErrorReason(err));
+      rescan(d, e); // events may have been lost before the error
+      schedulePump(d);
+    },
+    onReady() {
+      if (e.watch !== handle) return;
+      d.log({ type: 'watching', ...who(e.target) });
+      // Watching works (again): lift a note left by an earlier failure or a previous run.
+      if (!isOverflowReason(e.limited)) setLimited(d, e, undefined);
+      if (e.target.limitedMonitoring && !e.limited) d.notes.want(e.target, undefined);
+    },
+  });
+  return handle;
+}
+
+// --- roots and store.json -------------------------------------------------------------------
+async function checkRoot(d: Daemon, e: Entry): Promise<void> {
+  const now = await probeRoot(e.target.path, e.target.kind);
+  const change = rootChange(e.root, now);
+  e.root = now;
+  if (change === 'missing') {
+    d.log({ type: 'root-missing', ...who(e.target) });
+    await closeWatch(e);
+    rescan(d, e); // the sync records MISSING and drops the source's chunks
+  } else if (change === 'back') {
+    d.log({ type: 'root-back', ...who(e.target) });
+    rescan(d, e);
+    await startWatch(d, e);
+  }
+}
+
+/** Re-reads store.json files that changed (all of them with `force`) and follows the diff. */
+async function reload(d: Daemon, force = false): Promise<void> {
+  const next = await readStamps(d.home);
+  if (!force && sameStamps(next, d.stamps)) return;
+  d.stamps = next;
+  const stores = await listStores(d.home);
+  const diff = diffTargets(
+    [...d.entries.values()].map((e) => e.target),
+    watchTargets(stores),
+  );
+  for (const old of diff.removed) await unwatchTarget(d, old, stores);
+  for (const t of diff.kept) {
+    const e = d.entries.get(targetId(t))!;
+    e.target = t;
+    if ((t.limitedMonitoring ?? undefined) !== e.limited) d.notes.want(t, e.limited);
+  }
+  for (const t of [...diff.added, ...diff.changed]) await watchTarget(d, t);
+}
+
+async function unwatchTarget(d: Daemon, old: WatchTarget, stores: readonly StoreConfig[]): Promise<void> {
+  const e = d.entries.get(targetId(old))!;
+  d.entries.delete(targetId(old));
+  await closeWatch(e);
+  sched.dropSource(d.state, old.storeId, old.sourceId);
+  d.log({ type: 'unwatched', ...who(old) });
+  // A source switched to manual or disabled is not monitored at all: drop its note.
+  const still = stores.find((s) => s.id === old.storeId)?.sources.find((s) => s.id === old.sourceId);
+  if (still?.limitedMonitoring)
+    d.notes.want({ ...old, limitedMonitoring: still.limitedMonitoring }, undefined);
+  else d.notes.forget(targetId(old));
+}
+
+async function watchTarget(d: Daemon, t: WatchTarget): Promise<void> {
+  let e = d.entries.get(targetId(t));
+  if (e) e.target = t;
+  else {
+    e = { target: t, root: { state: 'unknown' }, gen: 0, limited: t.limitedMonitoring };
+    d.entries.set(targetId(t), e);
+  }
+  await checkRoot(d, e);
+  rescan(d, e); // new, re-enabled or re-configured: catch up with what changed meanwhile
+  await startWatch(d, e);
+}
+
+// --- jobs -----------------------------------------------------------------------------------
+function schedulePump(d: Daemon): void {
+  if (d.stopping) return;
+  clearTimeout(d.wakeTimer);
+  d.wakeTimer = setTimeout(() => pump(d), 0);
+}
+
+/** Starts the next due sync, or sleeps until one is due. */
+function pump(d: Daemon): void {
+  if (d.stopping || d.running) return;
+  const now = Date.now();
+  const job = sched.nextJob(d.state, now, d.cfg);
+  if (!job) {
+    const at = sched.nextWakeAt(d.state, d.cfg);
+    clearTimeout(d.wakeTimer);
+    if (at !== null) d.wakeTimer = setTimeout(() => pump(d), Math.max(0, at - now));
+    return;
+  }
+  sched.jobStarted(d.state, job);
+  const live = [...d.entries.values()].filter(
+    (e) => e.target.storeId === job.storeId && job.sourceIds.includes(e.target.sourceId),
+  );
+  if (live.length > 0) runJob(d, job, live);
+  else {
+    sched.jobFinished(d.state, 'ok', now, d.cfg);
+    schedulePump(d);
+  }
+}
+
+function runJob(d: Daemon, job: sched.SyncJob, live: Entry[]): void {
+  const store = { id: job.storeId, name: live[0]!.target.storeName };
+  const ids = live.map((e) => e.target.sourceId);
+  const abort = new AbortController();
+  d.log({ type: 'sync-start', store: store.name, sources: ids });
+  const done = runWatchSync(store, ids, abort.signal, d.home).then(async (r) => {
+    if (r.event) d.log(r.event);
+    if (r.reload) await reload(d, true).catch(() => {});
+    d.running = null;
+    sched.jobFinished(d.state, r.outcome, Date.now(), d.cfg);
+    void applyNotes(d);
+    schedulePump(d);
+  });
+  d.running = { job, abort, done };
+}
+
+// --- periodic work --------------------------------------------------------------------------
+/** Every pollMs: changed store.json files, roots that went or came back, lifted notes. */
+function tick(d: Daemon): void {
+  if (d.stopping || d.ticking) return;
+  d.ticking = (async () => {
+    await reload(d);
+    for (const e of d.entries.values()) await checkRoot(d, e);
+    liftOverflow(d);
+    await applyNotes(d);
+  })()
+    .catch(() => {})
+    .finally(() => {
+      d.ticking = null;
+      schedulePump(d);
+    });
+}
+
+/** Every reconcileMs: the rescan of every source, the truth behind file events. */
+function reconcile(d: Daemon): void {
+  if (d.stopping) return;
+  d.log({ type: 'reconcile', sources: d.entries.size });
+  for (const e of d.entries.values()) {
+    rescan(d, e);
+    // Retry watchers that failed (the limit may have been raised); network mounts stay limited.
+    const failed = !e.watch && e.limited && !e.limited.startsWith('network filesystem');
+    if (failed && e.root.state === 'present') void startWatch(d, e);
+  }
+  schedulePump(d);
 }
