@@ -1,9 +1,12 @@
-import { join } from 'node:path';
-import { installModel } from '../embed/installer.js';
-import { addLocalModel, getInstalled, registerModelFile } from '../embed/model-registry.js';
-import { ensureStarterModel, STARTER_MODEL_ID } from '../embed/starter-model.js';
+import {
+  addLocalModel,
+  ensureStarterModel,
+  installModel,
+  registerModelFile,
+  STARTER_MODEL_ID,
+} from '../app/model-install.js';
+import { getInstalled } from '../app/models.js';
 import { isKorttyError } from '../errors.js';
-import { modelsDir } from '../storage/paths.js';
 import type { ModelTaskFromChild, ModelTaskSpec } from './model-task.js';
 
 // Model work off the pane's process: downloads, hashing gigabytes and generating the lexical
@@ -59,10 +62,6 @@ async function run(spec: ModelTaskSpec, home: string) {
         home,
         signal: ac.signal,
         onProgress: (progress) => send({ type: 'progress', progress }),
-        generate: async (path) => {
-          const { generateLexicalModel } = await import('../embed/generate-model.js');
-          await generateLexicalModel(path, {}, { vocabCacheDir: join(modelsDir(home), 'vocab') });
-        },
       });
       return res.record;
     }

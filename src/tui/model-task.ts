@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { InstallProgress } from '../embed/installer.js';
+import type { InstallProgress } from '../app/models.js';
 
 // UI-side handle of a model task running in model-task-child.ts.
 

@@ -1,10 +1,8 @@
 import { getPriority, setPriority, totalmem } from 'node:os';
-import { flagStale, type RunExcerpt } from '../ai/runs.js';
-import { CATALOG, fitsMemory } from '../embed/catalog.js';
-import { listInstalled } from '../embed/model-registry.js';
-import type { SearchMode, SearchResult } from '../retrieve/search.js';
+import { CATALOG, fitsMemory, listInstalled } from '../app/models.js';
+import type { SearchMode, SearchResult } from '../app/search.js';
 import { readJobFiles } from '../status/job-file.js';
-import { runsDir, storeDir } from '../storage/paths.js';
+import { storeDir } from '../storage/paths.js';
 import {
   type AddSourceInput,
   type CreateStoreInput,
@@ -143,15 +141,9 @@ export function createServices(home: string): Services {
       return mod.search({ stores: [store], query, mode }, searchDeps);
     },
     async loadRuns(stores) {
-      const { readRuns } = await import('../ai/runs-file.js');
-      const { records, damaged } = await readRuns({ last: RUNS_SHOWN, dir: runsDir(home) });
-      const current = (e: RunExcerpt) =>
-        stores.find((s) => s.id === e.storeId)?.sources.find((x) => x.id === e.sourceId)?.hashes[e.path];
-      return {
-        records: records.reverse().map((r) => flagStale(r, current)),
-        damaged: damaged.length,
-        loaded: true,
-      };
+      const { recentRuns } = await import('../app/runs.js');
+      const { runs, damaged } = await recentRuns({ last: RUNS_SHOWN, stores, home });
+      return { records: runs.reverse(), damaged: damaged.length, loaded: true };
     },
     storeDir: (id) => storeDir(id, home),
     async close() {

@@ -1,6 +1,6 @@
-import type { RunWithStaleness } from '../ai/runs.js';
-import type { InstallProgress } from '../embed/installer.js';
-import type { SearchMode } from '../retrieve/search.js';
+import type { InstallProgress } from '../app/models.js';
+import type { RunWithStaleness } from '../app/runs.js';
+import type { SearchMode } from '../app/search.js';
 import type { JobProgress, JobSummary, SourceRecord, StoreConfig } from '../store/store-types.js';
 import type { Excerpt, Review } from '../types.js';
 import type { HelpRow } from './bindings.js';

@@ -1,6 +1,6 @@
 import { totalmem } from 'node:os';
+import { addLocalModel, installModel, installProgress, removeModel } from '../../app/model-install.js';
 import {
-  addLocalModel,
   CATALOG,
   type CatalogModel,
   catalogEntry,
@@ -10,11 +10,8 @@ import {
   getInstalled,
   type InstallProgress,
   type InstallRecord,
-  installModel,
-  installProgress,
   listInstalled,
   modelFilePath,
-  removeModel,
   verifyInstalled,
 } from '../../app/models.js';
 import { createError, isKorttyError } from '../../errors.js';

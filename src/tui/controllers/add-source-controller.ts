@@ -1,4 +1,4 @@
-import { MiB } from '../../scan/rules.js';
+import { MiB } from '../../app/present.js';
 import type { StoreConfig } from '../../store/store-types.js';
 import type { SyncMode } from '../../types.js';
 import { checked, fieldValue, textOf } from '../forms.js';

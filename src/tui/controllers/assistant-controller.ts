@@ -1,5 +1,5 @@
-import { defaultModelId, LEXICAL_STARTER_ID } from '../../embed/catalog.js';
-import { formatBytes } from '../../scan/units.js';
+import { defaultModelId, LEXICAL_STARTER_ID } from '../../app/models.js';
+import { formatBytes } from '../../app/present.js';
 import type { Binding } from '../bindings.js';
 import { ModelTaskError, type ModelTaskHandle } from '../model-task.js';
 import type { AssistantDialog, CreateDialog } from '../state.js';

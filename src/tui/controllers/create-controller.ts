@@ -1,5 +1,5 @@
-import { STARTER_MODEL_ID } from '../../embed/starter-model.js';
-import { formatBytes } from '../../scan/units.js';
+import { LEXICAL_STARTER_ID as STARTER_MODEL_ID } from '../../app/models.js';
+import { formatBytes } from '../../app/present.js';
 import type { CreateStoreInput } from '../../store/engine.js';
 import type { Role } from '../../types.js';
 import { checked, type Field, type Form, fieldValue, setNote, setOptions, textOf } from '../forms.js';

@@ -1,4 +1,4 @@
-import type { SearchMode } from '../../retrieve/search.js';
+import type { SearchMode } from '../../app/search.js';
 import type { Binding } from '../bindings.js';
 import { type AppState, type SearchDialog, selectedStore } from '../state.js';
 import type { Ctx, Scope } from './ctx.js';

@@ -1,4 +1,4 @@
-import { MiB } from '../../scan/rules.js';
+import { MiB } from '../../app/present.js';
 import type { Binding } from '../bindings.js';
 import { checked, fieldValue, textOf } from '../forms.js';
 import { jobBlocked, type OptionsDialog, selectedSource, selectedStore } from '../state.js';

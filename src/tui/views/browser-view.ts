@@ -1,4 +1,4 @@
-import { formatBytes } from '../../scan/units.js';
+import { formatBytes } from '../../app/present.js';
 import type { BrowserDialog, DirEntry } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
 import { scrollOffset } from '../table.js';

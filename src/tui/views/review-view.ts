@@ -1,5 +1,4 @@
-import { formatGroup } from '../../scan/formats.js';
-import { formatBytes } from '../../scan/units.js';
+import { formatBytes, formatGroup } from '../../app/present.js';
 import type { Review, ReviewRow } from '../../types.js';
 import type { Role } from '../roles.js';
 import type { ReviewDialog } from '../state.js';

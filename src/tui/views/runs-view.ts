@@ -1,4 +1,4 @@
-import { type RunWithStaleness, runOrigin, type StaleExcerpt } from '../../ai/runs.js';
+import { type RunWithStaleness, runOrigin, type StaleExcerpt } from '../../app/runs.js';
 import { box, type Frame, type Line, seg } from '../styled.js';
 import { renderTable, type TableRow } from '../table.js';
 import { formatTime, truncate } from '../text.js';

@@ -1,4 +1,4 @@
-import { formatBytes } from '../../scan/units.js';
+import { formatBytes } from '../../app/present.js';
 import type { SourceRecord } from '../../store/store-types.js';
 import { type AppState, selectedStore } from '../state.js';
 import { box, type Frame, type Line, seg } from '../styled.js';
