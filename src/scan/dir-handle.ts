@@ -1,0 +1,133 @@
+import * as fs from 'node:fs';
+
+// Opening things inside a source folder without trusting its names. Anyone who can write into
+// the folder can swap a directory for a symbolic link between two system calls; a path like
+// `root/a/b/file` opened with O_NOFOLLOW still follows a link at `a` or `b`. Node has no openat,
+// so every directory the scanner enters is opened once (O_DIRECTORY | O_NOFOLLOW) and its
+// entries are reached through the descriptor: on Linux `/proc/self/fd/<fd>/<name>` resolves
+// `<fd>` to the open directory itself (not to a name that can be swapped), which is openat(fd,
+// name). Listing, lstat, readlink and open of an entry all go through that prefix, so nothing
+// outside the directories actually entered is ever touched.
+//
+// Without /proc (macOS, BSD) names are used, and each open is followed by an lstat of the parent
+// that must still be the directory that was entered. A swap and swap-back between the open and
+// the check can still redirect one open there; extraction then refuses the file anyway, because
+// its device and inode must match those of the file the scan read (see open-scanned.ts).
+
+const C = fs.constants;
+const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
+/** Regular files: no link at the last component, no blocking on a FIFO, no controlling tty. */
+export const FILE_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK | (C.O_NOCTTY ?? 0);
+
+/** `dev:ino` of an entry: what "the same file" means across two opens. */
+export type FileId = string;
+export const fileIdOf = (st: fs.Stats): FileId => `${st.dev}:${st.ino}`;
+
+export interface DirHandle {
+  fd: number;
+  id: FileId;
+  /** The directory's path as shown to the user (and opened by on platforms without /proc). */
+  path: string;
+  /** Prefix that names an entry of this very directory: `/proc/self/fd/<fd>/` or `path/`. */
+  prefix: string;
+}
+
+let procFd: boolean | undefined;
+
+/** Whether `/proc/self/fd/<fd>/` reaches the directory open as `fd` (decided once). */
+function procFdWorks(fd: number, id: FileId): boolean {
+  if (procFd === undefined) {
+    try {
+      procFd = fileIdOf(fs.statSync(`/proc/self/fd/${fd}/.`)) === id;
+    } catch {
+      procFd = false;
+    }
+  }
+  return procFd;
+}
+
+function handle(fd: number, path: string): DirHandle {
+  let st: fs.Stats;
+  try {
+    st = fs.fstatSync(fd);
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+  const id = fileIdOf(st);
+  return { fd, id, path, prefix: procFdWorks(fd, id) ? `/proc/self/fd/${fd}/` : `${trimSlash(path)}/` };
+}
+
+/** The source root (its own name is trusted: the user chose it; a link there fails with ELOOP). */
+export function openRootDir(path: string): DirHandle {
+  return handle(fs.openSync(path, DIR_FLAGS), path);
+}
+
+/** Where `name` of `dir` is reached (for lstat, readlink, readdir and open). */
+export function entryPath(dir: DirHandle, name: string | Buffer): string | Buffer {
+  return typeof name === 'string' ? dir.prefix + name : Buffer.concat([Buffer.from(dir.prefix), name]);
+}
+
+/** A subdirectory of `dir`; fails (ELOOP, ENOTDIR, ENOENT) when `name` is no longer a directory. */
+export function openSubdir(dir: DirHandle, name: string | Buffer, path: string): DirHandle {
+  const sub = handle(fs.openSync(entryPath(dir, name), DIR_FLAGS), path);
+  try {
+    checkParent(dir);
+  } catch (err) {
+    fs.closeSync(sub.fd);
+    throw err;
+  }
+  return sub;
+}
+
+/** A file of `dir`, opened without following a link or blocking; with its fstat. */
+export function openFileIn(dir: DirHandle, name: string | Buffer): { fd: number; stat: fs.Stats } {
+  const fd = fs.openSync(entryPath(dir, name), FILE_FLAGS);
+  try {
+    const stat = fs.fstatSync(fd);
+    checkParent(dir);
+    return { fd, stat };
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+}
+
+/** Entries of `dir` itself, in byte order of the raw names (deterministic and locale-free). */
+export function listDir(dir: DirHandle): fs.Dirent<Buffer>[] {
+  const list = fs.readdirSync(dir.prefix, { withFileTypes: true, encoding: 'buffer' });
+  const sorted = list.sort((a, b) => Buffer.compare(a.name, b.name));
+  checkParent(dir);
+  return sorted;
+}
+
+export function closeDir(dir: DirHandle): void {
+  try {
+    fs.closeSync(dir.fd);
+  } catch {}
+}
+
+/**
+ * Without /proc, names were used: the directory must still be the one that was opened. Errors
+ * read as ELOOP ("replaced by a link"), which the walk reports and extraction turns into a skip.
+ */
+function checkParent(dir: DirHandle): void {
+  if (dir.prefix.startsWith('/proc/self/fd/')) return;
+  let now: FileId | null = null;
+  try {
+    const st = fs.lstatSync(dir.path);
+    if (st.isDirectory()) now = fileIdOf(st);
+  } catch {}
+  if (now !== dir.id) {
+    throw Object.assign(new Error(`${dir.path} was replaced while it was being read`), { code: 'ELOOP' });
+  }
+}
+
+function trimSlash(p: string): string {
+  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+}
+
+/** Test hook: force the name-based fallback (or back to auto-detection with `undefined`). */
+export function setProcFdForTests(value: boolean | undefined): void {
+  procFd = value;
+}
