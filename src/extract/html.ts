@@ -1,7 +1,7 @@
 // HTML to readable text (pure): no markup, no script/style/template content, headings and
 // paragraphs kept as blank-line-separated blocks, links as their text, tables as aligned rows.
 
-import { convert, type HtmlToTextOptions } from 'html-to-text';
+import { compile, type HtmlToTextOptions } from 'html-to-text';
 
 const SKIP = ['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'head', 'img'];
 
@@ -21,8 +21,13 @@ const OPTIONS: HtmlToTextOptions = {
   ],
 };
 
+// Compiled once: html-to-text's convert() compiles the selectors on every call, which costs
+// milliseconds per document (more than converting a typical page).
+let converter: ((html: string) => string) | undefined;
+
 export function htmlToText(html: string): string {
-  const text = convert(html, OPTIONS);
+  converter ??= compile(OPTIONS);
+  const text = converter(html);
   // Trailing spaces from table padding and runs of 3+ newlines add nothing for retrieval.
   return text
     .replace(/[ \t]+\n/g, '\n')
