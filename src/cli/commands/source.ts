@@ -94,14 +94,24 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         String(s.problems),
         s.lastIndexedAt ?? '-',
       ]);
+      // Why a source is ERROR or MISSING (a failed sync, a refused or vanished root).
+      const reasons = cfg.sources
+        .filter((s) => s.enabled && (s.status === 'ERROR' || s.status === 'MISSING') && s.statusReason)
+        .map((s) => `${s.id} ${s.status}: ${s.statusReason}`);
       out(
         cfg.sources,
         cfg.sources.length === 0
           ? `store "${cfg.name}" has no sources: kortty-rag source add ${cfg.name} PATH`
-          : table(
-              [['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'], ...rows],
-              io,
-            ),
+          : [
+              table(
+                [
+                  ['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'],
+                  ...rows,
+                ],
+                io,
+              ),
+              ...reasons,
+            ].join('\n'),
       );
       return 0;
     }
