@@ -9,6 +9,7 @@
 
 import { inflateRawSync } from 'node:zlib';
 import mammoth from 'mammoth';
+import { formatBytes } from '../scan/units.js';
 import { normalizeNewlines } from './text.js';
 import type { WorkerFailure } from './worker-protocol.js';
 import { buildStoredZip, entryData, readZipDirectory, ZipError } from './zip-directory.js';
@@ -17,8 +18,6 @@ import { buildStoredZip, entryData, readZipDirectory, ZipError } from './zip-dir
 const MAX_ENTRIES = 20_000;
 const TEXT_PART = /\.(xml|rels)$/i;
 
-const mib = (n: number) => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
-
 /** The XML parts of `bytes`, inflated within the cap, as a stored ZIP. Throws ZipError. */
 export function boundedDocxParts(bytes: Uint8Array, maxUncompressedBytes: number): Buffer {
   const entries = readZipDirectory(bytes, MAX_ENTRIES).filter((e) => TEXT_PART.test(e.name));
@@ -26,7 +25,7 @@ export function boundedDocxParts(bytes: Uint8Array, maxUncompressedBytes: number
   if (declared > maxUncompressedBytes) {
     throw new ZipError(
       'too-large',
-      `its XML parts expand to ${mib(declared)}, over the ${mib(maxUncompressedBytes)} cap`,
+      `its XML parts expand to ${formatBytes(declared)}, over the ${formatBytes(maxUncompressedBytes)} cap`,
     );
   }
   const parts = entries.map((e) => {
@@ -41,7 +40,7 @@ export function boundedDocxParts(bytes: Uint8Array, maxUncompressedBytes: number
         if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
           throw new ZipError(
             'too-large',
-            `${e.name} inflates beyond the ${mib(e.uncompressedSize)} its directory declares`,
+            `${e.name} inflates beyond the ${formatBytes(e.uncompressedSize)} its directory declares`,
           );
         }
         throw new ZipError('invalid', `${e.name} does not inflate (${(err as Error).message})`);

@@ -58,6 +58,8 @@ export interface ExtractOptions {
    * pairs one version's hash with another version's text.
    */
   expectSha256?: string;
+  /** Called with the pid of the child process a conversion is handed to (tests). */
+  onChild?: (pid: number | undefined) => void;
   /** Figures of each conversion in a child process (tests and benchmarks). */
   onConversion?: (c: { kind: WorkerTask['kind']; pid: number | undefined; peakRssMb: number }) => void;
 }
@@ -86,7 +88,7 @@ async function convert(path: string, task: WorkerTask, opts: ExtractOptions): Pr
   };
   let out: WorkerOutcome;
   try {
-    out = await runInWorker(task, { caps, signal: opts.signal, dedicated: pdf });
+    out = await runInWorker(task, { caps, signal: opts.signal, dedicated: pdf, onStart: opts.onChild });
   } catch (err) {
     if (err instanceof WorkerCancelled) throw createError('EXTRACT_CANCELLED', { path }, err);
     // The process could not start: not the file's fault.

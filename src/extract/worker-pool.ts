@@ -251,6 +251,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** A fresh child for this one conversion, stopped afterwards (PDFs). */
   dedicated?: boolean;
+  /** Called with the child's pid when the conversion is handed to it. */
+  onStart?: (pid: number | undefined) => void;
 }
 
 /** Runs one conversion; rejects only with WorkerCancelled or WorkerStartFailed. */
@@ -258,6 +260,7 @@ export async function runInWorker(task: WorkerTask, opts: RunOptions): Promise<W
   if (opts.signal?.aborted) throw new WorkerCancelled();
   if (opts.dedicated) {
     const w = start(opts.caps.heapMb);
+    opts.onStart?.(w.child.pid);
     try {
       return await runOn(w, task, opts.caps, opts.signal);
     } finally {
@@ -273,6 +276,7 @@ export async function runInWorker(task: WorkerTask, opts: RunOptions): Promise<W
     }
     const w = pooled;
     w.hold(true);
+    opts.onStart?.(w.child.pid);
     let out: WorkerOutcome;
     try {
       out = await runOn(w, task, opts.caps, opts.signal);

@@ -70,7 +70,16 @@ export function entryPath(dir: DirHandle, name: string | Buffer): string | Buffe
 
 /** A subdirectory of `dir`; fails (ELOOP, ENOTDIR, ENOENT) when `name` is no longer a directory. */
 export function openSubdir(dir: DirHandle, name: string | Buffer, path: string): DirHandle {
-  const sub = handle(fs.openSync(entryPath(dir, name), DIR_FLAGS), path);
+  let fd: number;
+  try {
+    fd = fs.openSync(entryPath(dir, name), DIR_FLAGS);
+  } catch (err) {
+    // Linux answers ENOTDIR for a link opened with O_DIRECTORY | O_NOFOLLOW: say what it is.
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR' && isLink(entryPath(dir, name)))
+      throw Object.assign(new Error(`${path} is a symbolic link`), { code: 'ELOOP' });
+    throw err;
+  }
+  const sub = handle(fd, path);
   try {
     checkParent(dir);
   } catch (err) {
@@ -99,6 +108,14 @@ export function listDir(dir: DirHandle): fs.Dirent<Buffer>[] {
   const sorted = list.sort((a, b) => Buffer.compare(a.name, b.name));
   checkParent(dir);
   return sorted;
+}
+
+function isLink(p: string | Buffer): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 export function closeDir(dir: DirHandle): void {
