@@ -140,9 +140,9 @@ export function newSourceRecord(
   existing: readonly SourceRecord[],
   home = korttyHome(),
 ): SourceRecord {
-  const abs = checkNewSource(input.kind, input.path, existing);
-  const conflict = dataDirConflict(abs, home);
+  const conflict = dataDirConflict(resolve(input.path), home);
   if (conflict) throw conflict;
+  const abs = checkNewSource(input.kind, input.path, existing);
   const options = validateSourceOptions({ ...DEFAULT_SOURCE_OPTIONS, ...input.options });
   return {
     id: sourceIdFor(input.kind, abs),

@@ -7,18 +7,21 @@
 //   KORTTY_REL_LOCK_KILLS (100), KORTTY_REL_LOCK_STALLS (10), KORTTY_REL_LOCK_CONTENDERS (2 per
 //   core); KORTTY_REL_PDF_SEEDS (200), KORTTY_REL_BIG_DIR (100000), KORTTY_REL_DEPTH (1000);
 //   KORTTY_REL_IO_ERRNOS (3: all three errnos at every call); KORTTY_REL_INJECTION_FORMS (3);
-//   KORTTY_REL_POWER_SAMPLE (0: every prefix). KORTTY_REL_ONLY=kill,power,io,hostile,lock,injection
-//   runs a subset.
+//   KORTTY_REL_POWER_SAMPLE (0: every prefix); KORTTY_REL_SWAP_DIR_SYNCS (200),
+//   KORTTY_REL_SWAP_FILE_SYNCS (200), KORTTY_REL_DOC_ROUNDS (20), KORTTY_REL_WATCH_RECONCILES (4).
+//   KORTTY_REL_ONLY=kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection runs a subset.
 
 import { rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { usableCores } from '../../src/util/cores.js';
-import { formatMs, formatTable, knob, scaleFromEnv, type SuiteRow } from './common.js';
+import { formatMs, formatTable, knob, type SuiteRow, scaleFromEnv } from './common.js';
 import { removeFixtures } from './store-fixture.js';
 
 const scale = scaleFromEnv('full');
-const only = new Set((process.env.KORTTY_REL_ONLY ?? 'kill,power,io,hostile,lock,injection').split(','));
+const only = new Set(
+  (process.env.KORTTY_REL_ONLY ?? 'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection').split(','),
+);
 const base = join(tmpdir(), `kortty-rel-${process.pid}`);
 process.env.KORTTY_HOME = join(base, 'default-home'); // every suite passes its own homes; this catches strays
 const started = performance.now();
@@ -74,6 +77,22 @@ await part('hostile', async () => {
     pdfSeeds: knob('PDF_SEEDS', scale, 24, 200),
     bigDirEntries: knob('BIG_DIR', scale, 6000, 100_000),
     depth: knob('DEPTH', scale, 1000, 1000),
+  });
+});
+await part('hostile-fs', async () => {
+  const { runHostileFsSuite } = await import('./hostile-fs-suite.js');
+  return runHostileFsSuite({
+    log,
+    dirSyncs: knob('SWAP_DIR_SYNCS', scale, 30, 200),
+    fileSyncs: knob('SWAP_FILE_SYNCS', scale, 30, 200),
+  });
+});
+await part('hostile-docs', async () => {
+  const { runHostileDocsSuite } = await import('./hostile-docs-suite.js');
+  return runHostileDocsSuite({
+    log,
+    rounds: knob('DOC_ROUNDS', scale, 3, 20),
+    watchReconciles: knob('WATCH_RECONCILES', scale, 2, 4),
   });
 });
 await part('kill', async () => {
