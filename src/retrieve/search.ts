@@ -155,7 +155,9 @@ export function createSearchDeps(home = korttyHome()): SearchDeps & { close(): P
     string,
     Promise<Awaited<ReturnType<SearchDeps['embedderFor']>> & { close(): Promise<void> }>
   >();
-  const snaps = new Map<string, { mtimeMs: number; snap: OpenSnapshot | null }>();
+  // Keyed by the file's identity: activation renames a new file into place, so a new snapshot
+  // always has a new inode even when size and mtime happen to match the old one.
+  const snaps = new Map<string, { identity: string; snap: OpenSnapshot | null }>();
   return {
     embedderFor(store) {
       const key = store.fingerprint.fileSha256 + store.fingerprint.queryPrefix;
@@ -185,17 +187,18 @@ export function createSearchDeps(home = korttyHome()): SearchDeps & { close(): P
       }
       const path = snapshotPath(store.id, home);
       const { stat } = await import('node:fs/promises');
-      const mtimeMs = await stat(path).then(
-        (s) => s.mtimeMs,
-        () => -1,
+      const identity = await stat(path).then(
+        (s) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`,
+        () => '',
       );
       const cached = snaps.get(store.id);
       let snap: OpenSnapshot | null;
-      if (cached && cached.mtimeMs === mtimeMs) snap = cached.snap;
+      if (cached && cached.identity === identity) snap = cached.snap;
       else {
         cached?.snap?.close();
-        snap = mtimeMs < 0 ? null : await openSnapshot(path, { expectFingerprint: store.fingerprint });
-        snaps.set(store.id, { mtimeMs, snap });
+        snaps.delete(store.id);
+        snap = identity === '' ? null : await openSnapshot(path, { expectFingerprint: store.fingerprint });
+        snaps.set(store.id, { identity, snap });
       }
       if (!snap) return null;
       // The cache owns the snapshot; closing the backend is a no-op.
