@@ -5,7 +5,7 @@ import { compile, type HtmlToTextOptions } from 'html-to-text';
 
 const SKIP = ['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'head', 'img'];
 
-const OPTIONS: HtmlToTextOptions = {
+export const HTML_TO_TEXT_OPTIONS: HtmlToTextOptions = {
   wordwrap: false,
   // A document can be large; html-to-text's default cap would silently drop the rest.
   limits: { maxInputLength: Number.MAX_SAFE_INTEGER, ellipsis: '' },
@@ -26,7 +26,7 @@ const OPTIONS: HtmlToTextOptions = {
 let converter: ((html: string) => string) | undefined;
 
 export function htmlToText(html: string): string {
-  converter ??= compile(OPTIONS);
+  converter ??= compile(HTML_TO_TEXT_OPTIONS);
   const text = converter(html);
   // Trailing spaces from table padding and runs of 3+ newlines add nothing for retrieval.
   return text
