@@ -90,6 +90,7 @@ class Worker {
   }
 
   async stop(): Promise<void> {
+    this.hold(true); // an idle child's handles are unref'd: waiting for its exit must keep us alive
     this.kill();
     await this.closed;
   }
