@@ -2,16 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 import { createError } from '../errors.js';
-import {
-  closeDir,
-  type DirHandle,
-  FILE_FLAGS,
-  fileIdOf,
-  openFileIn,
-  openRootDir,
-  openSubdir,
-} from '../scan/dir-handle.js';
-import { kindName } from '../scan/root-stat.js';
+import { InsideRootError, openInsideRoot } from '../scan/dir-handle.js';
 import type { ScannedFile, SkipReason } from '../types.js';
 
 // The bytes of one accepted file, read again for extraction without trusting any name: the root
@@ -28,67 +19,42 @@ function skip(path: string, reason: string, skipReason: SkipReason, cause?: unkn
   return createError('EXTRACT_FAILED', { path, reason, skipReason }, cause);
 }
 
-function openFailure(path: string, err: unknown, what: 'file' | 'folder'): Error {
-  const code = (err as NodeJS.ErrnoException).code ?? String(err);
-  const on = what === 'folder' ? 'a folder on its path' : 'it';
-  if (code === 'ELOOP')
-    return skip(path, `${on} was replaced by a symbolic link since the scan; not followed`, 'symlink', err);
-  if (code === 'ENOENT') return skip(path, `${on} was removed since the scan`, 'read-error', err);
-  if (code === 'ENOTDIR')
-    return skip(path, 'a folder on its path changed into a file since the scan', 'read-error', err);
-  if (code === 'EACCES' || code === 'EPERM')
-    return skip(path, `permission denied (${code})`, 'permission-denied', err);
-  return skip(path, `cannot read (${code})`, 'read-error', err);
-}
-
-const replaced = (path: string, what: string) =>
-  skip(path, `${what} was replaced by another one since the scan; not read`, 'read-error');
-
-/** The file the scan read, opened through verified directories; the caller closes the descriptor. */
-function openScanned(path: string, s: ScannedFile): { fd: number; stat: fs.Stats } {
-  if (s.names.length === 0) return openByName(path, s.root);
-  if (s.dirIds.length !== s.names.length) throw replaced(path, 'its folder');
-  let dir: DirHandle;
-  try {
-    dir = openRootDir(s.root);
-  } catch (err) {
-    throw openFailure(path, err, 'folder');
-  }
-  try {
-    if (dir.id !== s.dirIds[0]) throw replaced(path, 'the source folder');
-    for (let i = 0; i < s.names.length - 1; i++) {
-      let sub: DirHandle;
-      try {
-        sub = openSubdir(dir, s.names[i]!, `${dir.path}/${s.names[i]}`);
-      } catch (err) {
-        throw openFailure(path, err, 'folder');
-      }
-      closeDir(dir);
-      dir = sub;
-      if (dir.id !== s.dirIds[i + 1]) throw replaced(path, `the folder ${dir.path}`);
-    }
-    try {
-      return openFileIn(dir, s.names.at(-1)!);
-    } catch (err) {
-      throw openFailure(path, err, 'file');
-    }
-  } finally {
-    closeDir(dir);
+/** The skip for a refused reopen, in the words of "what changed since the scan". */
+function refusal(path: string, err: InsideRootError): Error {
+  const on = err.where === 'folder' ? 'a folder on its path' : 'it';
+  switch (err.code) {
+    case 'ELOOP':
+      return skip(path, `${on} was replaced by a symbolic link since the scan; not followed`, 'symlink', err);
+    case 'ENOENT':
+      return skip(path, `${on} was removed since the scan`, 'read-error', err);
+    case 'ENOTDIR':
+      return skip(path, 'a folder on its path changed into a file since the scan', 'read-error', err);
+    case 'EACCES':
+    case 'EPERM':
+      return skip(path, `permission denied (${err.code})`, 'permission-denied', err);
+    case 'NOT_FILE':
+      return skip(path, `changed into a ${err.found} since the scan; not read`, 'special-file', err);
+    case 'REPLACED':
+      return skip(
+        path,
+        `${err.where === 'file' ? 'it' : `the folder ${err.at}`} was replaced by another one since the scan; not read`,
+        'read-error',
+        err,
+      );
+    default:
+      return skip(path, `cannot read (${err.code})`, 'read-error', err);
   }
 }
 
-function openByName(path: string, name: string): { fd: number; stat: fs.Stats } {
-  let fd: number;
+/** The file the scan read (or, without the scan's record, the path itself); the caller closes it. */
+function open(path: string, s: ScannedFile | undefined): { fd: number; stat: fs.Stats } {
   try {
-    fd = fs.openSync(name, FILE_FLAGS);
+    return s
+      ? openInsideRoot(s.root, s.names, { dirIds: s.dirIds, fileId: s.fileId })
+      : openInsideRoot(path, []);
   } catch (err) {
-    throw openFailure(path, err, 'file');
-  }
-  try {
-    return { fd, stat: fs.fstatSync(fd) };
-  } catch (err) {
-    fs.closeSync(fd);
-    throw openFailure(path, err, 'file');
+    if (err instanceof InsideRootError) throw refusal(path, err);
+    throw err;
   }
 }
 
@@ -103,11 +69,8 @@ export interface ReadScannedOptions {
 
 export async function readScannedBytes(path: string, opts: ReadScannedOptions = {}): Promise<Buffer> {
   const s = opts.scanned;
-  const { fd, stat } = s ? openScanned(path, s) : openByName(path, path);
+  const { fd, stat } = open(path, s);
   try {
-    if (!stat.isFile())
-      throw skip(path, `changed into a ${kindName(stat)} since the scan; not read`, 'special-file');
-    if (s && fileIdOf(stat) !== s.fileId) throw replaced(path, 'it');
     const size = s ? s.size : stat.size;
     let buf: Buffer;
     try {
@@ -123,7 +86,8 @@ export async function readScannedBytes(path: string, opts: ReadScannedOptions = 
       try {
         ({ bytesRead: n } = await read(fd, buf, off, Math.min(READ_CHUNK, buf.length - off), off));
       } catch (err) {
-        throw openFailure(path, err, 'file');
+        const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+        throw refusal(path, new InsideRootError(code, 'file', path, String(err), { cause: err }));
       }
       if (n === 0) break;
       off += n;
