@@ -145,9 +145,19 @@ test('a PDF that exhausts the heap cap is stopped; the same cap parses a normal 
 test('aborting the signal cancels extraction and kills the parser', async (t) => {
   const path = write('loop-abort.pdf', buildLoopingPdf());
   const ac = new AbortController();
-  const opts = tracked({ signal: ac.signal, pdfTimeoutMs: 30_000 });
+  const pids: number[] = [];
+  // Abort once the parser child runs (it loops for ever), not after a fixed delay.
+  const opts = {
+    signal: ac.signal,
+    pdfTimeoutMs: 30_000,
+    pids,
+    onChild: (pid: number | undefined) => {
+      if (!pid) return;
+      pids.push(pid);
+      setImmediate(() => ac.abort()); // after the document was handed over
+    },
+  };
   const pending = extractDocument(path, 'pdf', opts);
-  setTimeout(() => ac.abort(), 300);
   const err = (await t.throwsAsync(pending)) as { code?: string };
   t.is(err.code, 'EXTRACT_CANCELLED');
   t.is(opts.pids.length, 1);

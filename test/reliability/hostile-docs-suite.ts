@@ -89,7 +89,7 @@ async function hostileDocuments(opts: HostileDocsOptions): Promise<SuiteRow> {
         check(p?.reason === reason && text.test(p.explanation ?? ''), `${name}: ${JSON.stringify(p)}`);
       }
       check(res.summary.indexed >= 1, 'the changed good file was not indexed');
-      const snap = await openSnapshot(snapshotPath('docs', home));
+      const snap = await openSnapshot(snapshotPath((await findStore('Docs', home)).id, home));
       const names = snap?.data.docs.map((d) => basename(d.path)).sort();
       snap?.close();
       check(
@@ -128,7 +128,8 @@ async function dataDirSources(opts: HostileDocsOptions): Promise<SuiteRow> {
   };
   await row.trial(() => refusedAt(base), 'contains');
   await row.trial(() => refusedAt(join(home, 'rag')), 'inside');
-  await row.trial(() => refusedAt(storeConfigPath('docs', home), 'file'), 'a file inside');
+  const storeId = (await findStore('Docs', home)).id;
+  await row.trial(() => refusedAt(storeConfigPath(storeId, home), 'file'), 'a file inside');
   await row.trial(async () => {
     const { symlink } = await import('node:fs/promises');
     const link = join(tmpdir(), `kortty-rel-link-${process.pid}-${Date.now()}`);
@@ -140,14 +141,16 @@ async function dataDirSources(opts: HostileDocsOptions): Promise<SuiteRow> {
     }
   }, 'through a link');
   // By hand into store.json, in automatic mode.
-  const cfg = JSON.parse(await readFile(storeConfigPath('docs', home), 'utf8')) as StoreConfig;
+  const cfg = JSON.parse(
+    await readFile(storeConfigPath((await findStore('Docs', home)).id, home), 'utf8'),
+  ) as StoreConfig;
   cfg.sources[0]!.path = base;
   cfg.sources[0]!.sync = 'automatic';
-  await writeFile(storeConfigPath('docs', home), JSON.stringify(cfg));
+  await writeFile(storeConfigPath((await findStore('Docs', home)).id, home), JSON.stringify(cfg));
   await row.trial(async () => {
     const res = await updateSources('Docs', 'all', {}, home);
     check(res.statuses[cfg.sources[0]!.id] === 'ERROR', 'the sync did not refuse it');
-    const snap = await openSnapshot(snapshotPath('docs', home));
+    const snap = await openSnapshot(snapshotPath((await findStore('Docs', home)).id, home));
     const inside = snap?.data.docs.filter((d) => d.path.startsWith(home)).length ?? 0;
     snap?.close();
     check(inside === 0, `${inside} files of the data directory indexed`);

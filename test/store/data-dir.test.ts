@@ -30,7 +30,7 @@ const codeOf = (err: unknown) => (err as { code?: string } | undefined)?.code;
 
 test('adding a source that contains or lies inside the data directory is refused with the reason', async (t) => {
   const { base, home } = await setup();
-  const cfgBefore = await readFile(storeConfigPath('docs', home));
+  const cfgBefore = await readFile(storeConfigPath((await findStore('Docs', home)).id, home));
 
   const contains = await t.throwsAsync(addSources('Docs', [{ kind: 'folder', path: base }], {}, home));
   t.is(codeOf(contains), 'SOURCE_DATA_DIR');
@@ -43,7 +43,12 @@ test('adding a source that contains or lies inside the data directory is refused
   t.is(codeOf(inside), 'SOURCE_DATA_DIR');
   t.regex(inside!.message, /lies inside the kortty data directory/);
   const file = await t.throwsAsync(
-    addSources('Docs', [{ kind: 'file', path: storeConfigPath('docs', home) }], {}, home),
+    addSources(
+      'Docs',
+      [{ kind: 'file', path: storeConfigPath((await findStore('Docs', home)).id, home) }],
+      {},
+      home,
+    ),
   );
   t.is(codeOf(file), 'SOURCE_DATA_DIR');
 
@@ -60,7 +65,11 @@ test('adding a source that contains or lies inside the data directory is refused
   );
   t.is(codeOf(linkedHome), 'SOURCE_DATA_DIR');
 
-  t.deepEqual(await readFile(storeConfigPath('docs', home)), cfgBefore, 'nothing was added');
+  t.deepEqual(
+    await readFile(storeConfigPath((await findStore('Docs', home)).id, home)),
+    cfgBefore,
+    'nothing was added',
+  );
   // An unrelated folder next to it is fine.
   const res = await addSources('Docs', [{ kind: 'folder', path: join(base, 'docs') }], {}, home);
   t.is(res.summary.indexed, 1);
@@ -69,14 +78,16 @@ test('adding a source that contains or lies inside the data directory is refused
 test('a source holding the data directory that reached store.json by hand is refused at sync time', async (t) => {
   const { base, home } = await setup();
   await addSources('Docs', [{ kind: 'folder', path: join(base, 'docs') }], {}, home);
-  const cfg = JSON.parse(await readFile(storeConfigPath('docs', home), 'utf8')) as StoreConfig;
+  const cfg = JSON.parse(
+    await readFile(storeConfigPath((await findStore('Docs', home)).id, home), 'utf8'),
+  ) as StoreConfig;
   cfg.sources[0]!.path = base; // now it contains the data directory
-  await writeFile(storeConfigPath('docs', home), JSON.stringify(cfg));
+  await writeFile(storeConfigPath((await findStore('Docs', home)).id, home), JSON.stringify(cfg));
   const res = await updateSources('Docs', 'all', {}, home);
   t.is(res.statuses[cfg.sources[0]!.id], 'ERROR');
   const src = (await findStore('Docs', home)).sources[0]!;
   t.regex(src.statusReason ?? '', /contains the kortty data directory/);
-  const snap = await openSnapshot(snapshotPath('docs', home));
+  const snap = await openSnapshot(snapshotPath((await findStore('Docs', home)).id, home));
   t.false(
     snap?.data.docs.some((d) => d.path.startsWith(home)) ?? false,
     'nothing of the data directory was indexed',
@@ -87,10 +98,12 @@ test('a source holding the data directory that reached store.json by hand is ref
 test('the watcher does not watch such a source, so its own writes never start another sync', async (t) => {
   const { base, home } = await setup();
   await addSources('Docs', [{ kind: 'folder', path: join(base, 'docs') }], {}, home);
-  const cfg = JSON.parse(await readFile(storeConfigPath('docs', home), 'utf8')) as StoreConfig;
+  const cfg = JSON.parse(
+    await readFile(storeConfigPath((await findStore('Docs', home)).id, home), 'utf8'),
+  ) as StoreConfig;
   cfg.sources[0]!.path = base;
   cfg.sources[0]!.sync = 'automatic';
-  await writeFile(storeConfigPath('docs', home), JSON.stringify(cfg));
+  await writeFile(storeConfigPath((await findStore('Docs', home)).id, home), JSON.stringify(cfg));
   const events: WatchEvent[] = [];
   // Every reconcile rescans (a sync) by design; the count of syncs may follow the reconciles,
   // never run ahead of them as a loop of the watcher's own writes would.

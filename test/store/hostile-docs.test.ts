@@ -83,7 +83,7 @@ test('deep HTML and .docx bombs among good files: good ones indexed, bad ones sk
   t.regex(why.get('bomb.docx')?.explanation ?? '', /expand to 1\.0 GiB, over the 64 MiB cap/);
   t.is(why.get('liar.docx')?.reason, 'docx-too-large');
   t.regex(why.get('liar.docx')?.explanation ?? '', /inflates beyond the 4 KiB its directory declares/);
-  const snap = await openSnapshot(snapshotPath('docs', home));
+  const snap = await openSnapshot(snapshotPath((await findStore('Docs', home)).id, home));
   t.deepEqual(snap?.data.docs.map((d) => basename(d.path)).sort(), ['notes.md', 'page.html', 'report.docx']);
   snap?.close();
 });
@@ -95,7 +95,7 @@ test('a sync that fails as a whole shows ERROR with the reason: source list, sta
   await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter' }, home);
   await addSources('Docs', [{ kind: 'folder', path: root }], {}, home);
   // A damaged snapshot: every sync refuses to build on it.
-  const snapFile = snapshotPath('docs', home);
+  const snapFile = snapshotPath((await findStore('Docs', home)).id, home);
   const bytes = await readFile(snapFile);
   const at = Math.floor(bytes.length / 2);
   bytes[at] = bytes[at]! ^ 0xff;

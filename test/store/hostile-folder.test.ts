@@ -47,7 +47,7 @@ function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 const bytesRead = () => Number(/^rchar: (\d+)/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 
 async function indexedPaths(home: string): Promise<string[]> {
-  const snap = await openSnapshot(snapshotPath('docs', home));
+  const snap = await openSnapshot(snapshotPath((await findStore('Docs', home)).id, home));
   const paths = snap?.data.docs.map((d) => d.path) ?? [];
   snap?.close();
   return paths;
