@@ -123,7 +123,7 @@ async function directorySwaps(opts: HostileFsOptions, log: (l: string) => void):
   const accessTimes = () => [secret, ...names.map((n) => join(secret, n))].map((p) => statSync(p).atimeMs);
   const atime0 = accessTimes();
   const home = await homeWithStarter();
-  await createStore({ name: 'Swap', modelId: 'kortty-lexical-starter' }, home);
+  const { id: storeId } = await createStore({ name: 'Swap', modelId: 'kortty-lexical-starter' }, home);
   const ports = createDefaultPorts(home);
   await addSources('Swap', [{ kind: 'folder', path: root }], { ports }, home);
   const dirLink = (d: string) => ({
@@ -175,8 +175,8 @@ async function directorySwaps(opts: HostileFsOptions, log: (l: string) => void):
           `sync ${i}`,
         );
         leaks('a review', JSON.stringify([...res.reviews.values()]));
-        leaks('store.json', readFileSync(storeConfigPath('swap', home), 'utf8'));
-        const snap = await snapshotTexts(home, 'swap');
+        leaks('store.json', readFileSync(storeConfigPath(storeId, home), 'utf8'));
+        const snap = await snapshotTexts(home, storeId);
         leaks('the snapshot', snap.texts.join('\n'));
         check(
           accessTimes().every((a, j) => a === atime0[j]),
@@ -203,7 +203,7 @@ async function directorySwaps(opts: HostileFsOptions, log: (l: string) => void):
   log(`hostile-fs: directory swaps done (${allGood}/${opts.dirSyncs} syncs with every good file)`);
   await row.trial(async () => {
     await updateSources('Swap', 'all', { ports }, home);
-    const snap = await snapshotTexts(home, 'swap');
+    const snap = await snapshotTexts(home, storeId);
     const want = Object.keys(good).map((rel) => join(root, rel));
     check(
       want.every((p) => snap.paths.includes(p)),
@@ -247,7 +247,7 @@ async function fileSwaps(opts: HostileFsOptions, log: (l: string) => void): Prom
   writeFileSync(join(secret, 'private.md'), `${SECRET} ${prose(SECRET, 6, 9)}`);
   execFileSync('mkfifo', [join(root, '.fifo')]);
   const home = await homeWithStarter();
-  await createStore({ name: 'Swapf', modelId: 'kortty-lexical-starter' }, home);
+  const { id: storeId } = await createStore({ name: 'Swapf', modelId: 'kortty-lexical-starter' }, home);
   const ports = createDefaultPorts(home);
   await addSources('Swapf', [{ kind: 'folder', path: root }], { ports }, home);
   const victim = join(root, 'victim.md');
@@ -271,7 +271,7 @@ async function fileSwaps(opts: HostileFsOptions, log: (l: string) => void): Prom
     for (let i = 0; i < opts.fileSyncs; i++) {
       await row.trial(async () => {
         await deadline(updateSources('Swapf', 'all', { ports }, home), deadlineMs, `sync ${i}`);
-        const snap = await snapshotTexts(home, 'swapf');
+        const snap = await snapshotTexts(home, storeId);
         const text = snap.texts.join('\n');
         check(!text.includes(SECRET), 'the snapshot holds text of the private file');
         check(!text.includes('\u0000'), 'the snapshot holds bytes of /dev/zero');
@@ -312,7 +312,7 @@ async function fileSwaps(opts: HostileFsOptions, log: (l: string) => void): Prom
   }
   await row.trial(async () => {
     await updateSources('Swapf', 'all', { ports }, home);
-    const snap = await snapshotTexts(home, 'swapf');
+    const snap = await snapshotTexts(home, storeId);
     check(snap.paths.includes(victim), 'after the swaps stopped, victim.md is not indexed');
     check(snap.texts.join('\n').includes('victim'), 'victim.md is indexed without its own text');
   }, 'after the swaps');
