@@ -1,5 +1,6 @@
 import type { JobProgress, JobSummary } from '../store/store-types.js';
 import type { Review } from '../types.js';
+import { pad, width } from '../util/display-width.js';
 import type { CliIO } from './io.js';
 
 // Progress on a TTY rewrites one line; elsewhere it prints a line per state change.
@@ -48,9 +49,9 @@ export function formatReviewSummary(r: Review): string {
 }
 
 export function table(rows: string[][], io: CliIO): string {
-  const widths = rows[0]!.map((_, i) => Math.min(60, Math.max(...rows.map((r) => (r[i] ?? '').length))));
+  const widths = rows[0]!.map((_, i) => Math.min(60, Math.max(...rows.map((r) => width(r[i] ?? '')))));
   void io;
   return rows
-    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '))
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : pad(c, widths[i]!))).join('  '))
     .join('\n');
 }

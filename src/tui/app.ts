@@ -7,7 +7,6 @@ import { createJobController } from './controllers/job-controller.js';
 import { currentScope, helpFor } from './controllers/scopes.js';
 import { editorCommand } from './editor.js';
 import { actionForKey, type Keymap, keyLabel } from './keymap.js';
-import { paintFrame } from './paint.js';
 import type { KeyEvent, ScreenPort } from './screen.js';
 import type { Services } from './services.js';
 import { idleMarker, type LoopStats } from './signal.js';
@@ -60,7 +59,7 @@ export function runApp(o: AppOptions): Promise<number> {
     const help = state.dialogs.at(-1);
     if (help?.kind === 'help') help.rows = helpFor(ctx);
     const view: ViewContext = { state, hints: hints(scope.groups, o.keymap), key: keyOf, now: Date.now() };
-    o.screen.paint(paintFrame(renderApp(view, { disabledFields: scope.disabledFields ?? {} }), o.theme));
+    o.screen.paint(renderApp(view, { disabledFields: scope.disabledFields ?? {} }));
     o.loop?.work('paint', performance.now() - t0);
     if (!o.test) return;
     if (pending === 0) {

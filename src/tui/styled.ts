@@ -1,5 +1,6 @@
+import { graphemes } from '../util/display-width.js';
 import type { Role } from './roles.js';
-import { type Align, charWidth, fitText, sanitize, strWidth } from './text.js';
+import { type Align, fitText, sanitize, strWidth } from './text.js';
 
 // Styled lines: what every view returns. A segment is text plus the role it plays; a line may carry
 // a role whose colours fill it (the selected row). Pure data, painted in one place (paint.ts).
@@ -41,11 +42,11 @@ export function sliceLine(l: Line, start: number, width: number): Line {
   const end = start + width;
   for (const s of l.segs) {
     let text = '';
-    for (const ch of s.text) {
-      const cw = charWidth(ch.codePointAt(0)!);
-      if (x >= start && x + cw <= end) text += ch;
-      else if (x < end && x + cw > start && cw === 2) text += ' ';
-      x += cw;
+    for (const g of graphemes(s.text)) {
+      if (x >= start && x + g.width <= end) text += g.text;
+      else if (x < end && x + g.width > start)
+        text += ' '.repeat(Math.min(x + g.width, end) - Math.max(x, start));
+      x += g.width;
       if (x >= end) break;
     }
     if (text) out.push({ ...s, text });

@@ -9,7 +9,7 @@ import { createForm } from '../../src/tui/controllers/create-controller.js';
 import { editorCommand, splitCommand } from '../../src/tui/editor.js';
 import { fieldValue, focused, isVisible, moveFocus, toggle, typeText } from '../../src/tui/forms.js';
 import { keyLabel, keymapConflicts, normalizeKey, parseKeymap } from '../../src/tui/keymap.js';
-import { paintLine } from '../../src/tui/paint.js';
+import { createPainter } from '../../src/tui/paint.js';
 import { ROLES } from '../../src/tui/roles.js';
 import { type AppState, initialState, type JobState } from '../../src/tui/state.js';
 import { box, lineText, lineWidth, overlay, sliceLine, textLine } from '../../src/tui/styled.js';
@@ -151,16 +151,19 @@ test('shipped themes define every role with valid colours; bad colours are refus
   t.throws(() => parseTheme({ roles: { nope: {} } }, 't.json'), { message: /unknown role "nope"/ });
 });
 
-test('paint: roles become the theme’s tags in one place; braces in text are escaped', (t) => {
+test('paint: roles become SGR attributes in one place; text is never interpreted', (t) => {
   const theme = parseTheme(
     { roles: { default: { fg: '#111111', bg: '#222222' }, statusError: { fg: 'red', bold: true } } },
     't.json',
   );
-  t.is(
-    paintLine({ segs: [{ text: 'a{b}', role: 'statusError' }] }, theme),
-    '{red-fg}{#222222-bg}{bold}a{open}b{close}{/}',
+  const grid = createPainter(theme, 'truecolor').grid(
+    [{ segs: [{ text: 'a{b}', role: 'statusError' }, { text: 'x' }] }],
+    6,
+    1,
   );
-  t.is(paintLine({ segs: [{ text: 'x' }, { text: 'y' }] }, theme), '{#111111-fg}{#222222-bg}xy{/}');
+  t.is(grid[0]!.map((c) => c.text).join(''), 'a{b}x ');
+  t.is(grid[0]![0]!.sgr, '\x1b[0;1;31;48;2;34;34;34m');
+  t.is(grid[0]![4]!.sgr, '\x1b[0;38;2;17;17;17;48;2;34;34;34m');
 });
 
 test('editor: an argument vector, never a shell string', (t) => {

@@ -1,7 +1,6 @@
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createError, isKorttyError } from '../../errors.js';
 import {
   CATALOG,
   type CatalogModel,
@@ -20,7 +19,9 @@ import {
   removeModel,
   verifyInstalled,
 } from '../../embed/model-registry.js';
+import { createError, isKorttyError } from '../../errors.js';
 import { korttyHome, modelsDir } from '../../storage/paths.js';
+import { pad, width } from '../../util/display-width.js';
 import type { CliIO } from '../io.js';
 
 const USAGE = `usage:
@@ -205,10 +206,10 @@ export function formatListing(l: ModelListing): string {
       status,
     ]);
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => width(r[i]!))));
   const lines = [
     `memory on this machine: ${formatBytes(l.totalMemoryBytes)}`,
-    ...rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')),
+    ...rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : pad(c, widths[i]!))).join('  ')),
     `* preselected (${l.defaultModelId})`,
   ];
   const other = l.installed.filter((r) => !r.inCatalog);
