@@ -94,10 +94,13 @@ function oklab([r, g, b]: RGB): [number, number, number] {
   ];
 }
 
-/** Perceptual distance (OKLab, squared). */
+/**
+ * Perceptual distance (OKLab, squared), hue and chroma weighted ×4: with 8 or 16 entries to choose
+ * from, a grey should stay grey and a green must not turn red just because red is as light.
+ */
 export function distance(a: RGB, b: RGB): number {
   const [x, y] = [oklab(a), oklab(b)];
-  return (x[0] - y[0]) ** 2 + (x[1] - y[1]) ** 2 + (x[2] - y[2]) ** 2;
+  return (x[0] - y[0]) ** 2 + 4 * ((x[1] - y[1]) ** 2 + (x[2] - y[2]) ** 2);
 }
 
 /** The palette entries a hex colour may become at a depth (truecolor: none, it stays exact). */
@@ -141,39 +144,60 @@ export function paintBg(colour: string | undefined, depth: ColourDepth): Painted
   return depth === 'truecolor' ? { rgb } : { index: nearest(rgb, candidates(depth)) };
 }
 
-const themeRgb = (c: string | undefined): RGB | undefined => {
-  if (!c || c === 'default') return undefined;
-  const named = namedIndex(c);
-  return named !== undefined ? paletteRgb(named) : parseHex(c);
-};
-
 /**
- * A theme's foreground over a background as the terminal will show them. The background is the
- * nearest entry; the foreground the nearest entry that keeps the pair readable (the theme's own
- * contrast, capped at 4.5:1), else the most readable entry.
+ * A theme foreground over an already painted background: the nearest entry that keeps the pair
+ * at 4.5:1 or more, else the most readable entry.
  */
-export function paintPair(
-  fg: string | undefined,
-  bg: string | undefined,
-  depth: ColourDepth,
-): { fg: Painted; bg: Painted } {
-  const pbg = paintBg(bg, depth);
-  if (!fg || fg === 'default') return { fg: { default: true }, bg: pbg };
+export function paintFg(fg: string | undefined, bg: Painted, depth: ColourDepth): Painted {
+  if (!fg || fg === 'default') return { default: true };
   const named = namedIndex(fg);
-  if (named !== undefined) return { fg: { index: namedAt(named, depth) }, bg: pbg };
+  if (named !== undefined) return { index: namedAt(named, depth) };
   const rgb = parseHex(fg);
-  if (!rgb) return { fg: { default: true }, bg: pbg };
-  if (depth === 'truecolor') return { fg: { rgb }, bg: pbg };
+  if (!rgb) return { default: true };
+  if (depth === 'truecolor') return { rgb };
   const list = candidates(depth);
-  const under = rgbOf(pbg);
-  const themeUnder = themeRgb(bg);
-  if (!under || !themeUnder) return { fg: { index: nearest(rgb, list) }, bg: pbg };
-  const want = Math.min(MIN_CONTRAST, contrast(rgb, themeUnder));
-  const ok = list.filter((i) => contrast(paletteRgb(i), under) >= want);
-  if (ok.length > 0) return { fg: { index: nearest(rgb, ok) }, bg: pbg };
+  const under = rgbOf(bg);
+  if (!under) return { index: nearest(rgb, list) };
+  const ok = list.filter((i) => contrast(paletteRgb(i), under) >= MIN_CONTRAST);
+  if (ok.length > 0) return { index: nearest(rgb, ok) };
   let best = list[0]!;
   for (const i of list) if (contrast(paletteRgb(i), under) > contrast(paletteRgb(best), under)) best = i;
-  return { fg: { index: best }, bg: pbg };
+  return { index: best };
+}
+
+/**
+ * The palette entry for a background of a theme at 8 or 16 colours, where the nearest entry can
+ * leave no readable colour near the text that sits on it (the dark theme's blue selection becomes
+ * grey, on which only black passes): the entry that keeps the background and every foreground used
+ * on it closest to the theme's colours, once the foregrounds are made readable, and other than the
+ * screen's background (`avoid`) so a selected row stays visible. Elsewhere: nearest.
+ */
+export function paintBgFor(
+  bg: string | undefined,
+  fgs: readonly string[],
+  depth: ColourDepth,
+  avoid?: Painted,
+): Painted {
+  const plain = paintBg(bg, depth);
+  const rgb = bg ? parseHex(bg) : undefined;
+  if (!rgb || (depth !== 8 && depth !== 16) || fgs.length === 0) return plain;
+  let best = plain;
+  let bestCost = Number.POSITIVE_INFINITY;
+  // A background the theme sets apart (a selected row) must not vanish into the screen's own.
+  const taken = avoid && 'index' in avoid ? avoid.index : -1;
+  for (const i of candidates(depth).filter((c) => c !== taken)) {
+    const under: Painted = { index: i };
+    let cost = fgs.length * distance(rgb, paletteRgb(i));
+    for (const fg of fgs) {
+      const want = parseHex(fg) ?? paletteRgb(namedIndex(fg) ?? 7);
+      cost += distance(want, rgbOf(paintFg(fg, under, depth))!);
+    }
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = under;
+    }
+  }
+  return best;
 }
 
 /** SGR parameters for a painted colour (`fg` true: foreground). */

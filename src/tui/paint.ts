@@ -1,6 +1,6 @@
 import { graphemes } from '../util/display-width.js';
-import { type ColourDepth, paintPair, sgrColour } from './colour.js';
-import type { Role } from './roles.js';
+import { type ColourDepth, type Painted, paintBg, paintBgFor, paintFg, sgrColour } from './colour.js';
+import { ROLES, type Role } from './roles.js';
 import type { Frame, Seg } from './styled.js';
 import type { Style, Theme } from './theme.js';
 
@@ -14,13 +14,48 @@ export function styleOf(theme: Theme, role: Role | undefined, over: Role | undef
   return { ...base, ...own, ...top };
 }
 
-/** The SGR sequence for a style at a depth (starts from a reset, so no state carries over). */
-export function sgrOf(s: Style, depth: ColourDepth): string {
+const OVERLAYS: Role[] = ['selectedLineBg', 'selectedLineInactive'];
+
+/**
+ * The (role, overlay) combinations the views draw: every role alone, and every role without a
+ * background of its own inside a selected row (the row keeps its cells' roles).
+ */
+export function roleUses(theme: Theme): { role: Role; over?: Role }[] {
+  return ROLES.flatMap((role) =>
+    theme.roles[role].bg || OVERLAYS.includes(role)
+      ? [{ role }]
+      : [{ role }, ...OVERLAYS.map((over) => ({ role, over }))],
+  );
+}
+
+/** How a theme's styles come out on a terminal of a depth: each style's painted colours. */
+export function themeColours(theme: Theme, depth: ColourDepth): (s: Style) => { fg: Painted; bg: Painted } {
+  const onBg = new Map<string, Set<string>>();
+  for (const u of roleUses(theme)) {
+    const st = styleOf(theme, u.role, u.over);
+    if (!st.bg || !st.fg) continue;
+    const set = onBg.get(st.bg) ?? new Set<string>();
+    set.add(st.fg);
+    onBg.set(st.bg, set);
+  }
+  const screenBg = theme.roles.default.bg;
+  const base = paintBgFor(screenBg, [...(onBg.get(screenBg ?? '') ?? [])].sort(), depth);
+  const bgs = new Map(
+    [...onBg].map(([bg, fgs]) => [bg, bg === screenBg ? base : paintBgFor(bg, [...fgs].sort(), depth, base)]),
+  );
+  return (st) => {
+    const bg = (st.bg && bgs.get(st.bg)) || paintBg(st.bg, depth);
+    return { fg: paintFg(st.fg, bg, depth), bg };
+  };
+}
+
+/** The SGR sequence for a style's attributes and painted colours (from a reset: no state carries). */
+export function sgrOf(s: Style, colours: { fg: Painted; bg: Painted }): string {
   const p = ['0'];
   if (s.bold) p.push('1');
   if (s.underline) p.push('4');
   if (s.inverse) p.push('7');
-  const { fg, bg } = paintPair(s.fg, s.bg, depth);
+  const { fg, bg } = colours;
   if (!('default' in fg)) p.push(sgrColour(fg, true));
   if (!('default' in bg)) p.push(sgrColour(bg, false));
   return `\x1b[${p.join(';')}m`;
@@ -38,11 +73,13 @@ export type Grid = Cell[][];
 
 export function createPainter(theme: Theme, depth: ColourDepth) {
   const cache = new Map<string, string>();
+  const colours = themeColours(theme, depth);
   const sgrFor = (role: Role | undefined, over: Role | undefined) => {
     const key = `${role ?? ''}/${over ?? ''}`;
     let v = cache.get(key);
     if (v === undefined) {
-      v = sgrOf(styleOf(theme, role, over), depth);
+      const st = styleOf(theme, role, over);
+      v = sgrOf(st, colours(st));
       cache.set(key, v);
     }
     return v;
