@@ -5,7 +5,7 @@ import { renderTable } from '../../src/tui/table.js';
 import { wrap, wrapPreformatted } from '../../src/tui/text.js';
 import type { Review } from '../../src/types.js';
 import {
-  fit,
+  fit as fitCells,
   graphemes,
   pad,
   sliceCells,
@@ -64,7 +64,7 @@ test('truncate, pad and slice by cells never split a grapheme', (t) => {
   t.is(truncateStart(`/x/${THUMBS_TONE}/file.md`, 10), '…/file.md');
   t.is(pad(ROCKET, 4), `${ROCKET}  `);
   t.is(pad('漢', 3, 'right'), ' 漢');
-  t.is(width(fit(`名前${FAMILY}長い名前`, 7)), 7);
+  t.is(width(fitCells(`名前${FAMILY}長い名前`, 7)), 7);
   for (const s of [`a${ROCKET}b`, `${FAMILY}${THUMBS_TONE}`, '漢字かな', `x${E_ACUTE}y`])
     for (let start = 0; start < 6; start++)
       for (let n = 0; n < 6; n++)
