@@ -7,6 +7,7 @@ import { createJobController } from './controllers/job-controller.js';
 import { currentScope, helpFor } from './controllers/scopes.js';
 import { editorCommand } from './editor.js';
 import { actionForKey, type Keymap, keyLabel } from './keymap.js';
+import { editLine } from './line-editor.js';
 import type { KeyEvent, ScreenPort } from './screen.js';
 import type { Services } from './services.js';
 import { idleMarker, type LoopStats } from './signal.js';
@@ -38,6 +39,8 @@ export function runApp(o: AppOptions): Promise<number> {
   const state: AppState = initialState(o.screen.size(), o.keymap.name, o.theme.name);
   let pending = 0;
   let keys = 0;
+  /** The line editor's kill buffer (C-w, C-u, C-k… then C-y), shared by every input, as in readline. */
+  let kill = '';
   let seq = 0;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = 0;
@@ -191,14 +194,11 @@ export function runApp(o: AppOptions): Promise<number> {
   const handleKey = (k: KeyEvent) => {
     keys++;
     const scope: Scope = currentScope(ctx);
-    const printable =
-      k.ch !== undefined && !k.ctrl && !k.meta && k.ch.length > 0 && k.ch >= ' ' && k.ch !== '\x7f';
-    if (scope.text && printable) {
-      scope.text.insert(k.ch!);
-      return render();
-    }
-    if (scope.text && k.full === 'backspace') {
-      scope.text.backspace();
+    // A focused text input takes the readline editing keys before the keymap does.
+    const edited = scope.text ? editLine(scope.text.get(), k, kill) : undefined;
+    if (scope.text && edited) {
+      kill = edited.kill;
+      scope.text.set({ text: edited.text, cursor: edited.cursor });
       return render();
     }
     const action = actionForKey(o.keymap, CHAINS[scope.chain] ?? ['global'], k.full);

@@ -101,6 +101,8 @@ export interface BrowserDialog {
   selected: number;
   marked: string[];
   goto?: string;
+  /** The line editor's cursor in `goto` (undefined: at the end). */
+  gotoCursor?: number;
   error?: string;
   /** What to do with the chosen absolute paths. */
   onChoose: (paths: string[]) => void | Promise<void>;
@@ -155,6 +157,8 @@ export interface SearchDialog {
   storeId: string;
   storeName: string;
   query: string;
+  /** The line editor's cursor in `query` (undefined: at the end). */
+  queryCursor?: number;
   focus: 'query' | 'results';
   mode: SearchMode;
   busy?: string;

@@ -1,5 +1,6 @@
 import type { SearchMode } from '../../retrieve/search.js';
 import type { Binding } from '../bindings.js';
+import { clampCursor } from '../line-editor.js';
 import { type AppState, type SearchDialog, selectedStore } from '../state.js';
 import type { Ctx, Scope } from './ctx.js';
 import { listBindings } from './list-bindings.js';
@@ -82,11 +83,10 @@ export function searchScope(ctx: Ctx, d: SearchDialog): Scope {
       chain: 'search',
       groups: [{ title: 'Test search: query', bindings }],
       text: {
-        insert: (t) => {
-          d.query += t;
-        },
-        backspace: () => {
-          d.query = [...d.query].slice(0, -1).join('');
+        get: () => ({ text: d.query, cursor: clampCursor(d.query, d.queryCursor) }),
+        set: (s) => {
+          d.query = s.text;
+          d.queryCursor = s.cursor;
         },
       },
     };

@@ -1,8 +1,9 @@
 import { type Field, type Form, isVisible } from '../forms.js';
+import { clampCursor } from '../line-editor.js';
 import type { AddSourceDialog, CreateDialog, OptionsDialog, RolesDialog } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
-import { fitText, strWidth, truncateLeft } from '../text.js';
-import { wrapped } from './common.js';
+import { fitText, truncateLeft } from '../text.js';
+import { inputSegs, wrapped } from './common.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
 
@@ -40,15 +41,11 @@ function fieldLine(
     case 'text': {
       const label = fitText(`${indent}${f.label}`, LABEL);
       const boxW = Math.max(6, width - LABEL - 4);
-      const shown = f.value === '' && !isFocus ? (f.placeholder ?? '') : f.value;
-      const text = truncateLeft(shown, boxW - 1);
       return {
         segs: [
           mark,
           seg(`${label} `),
-          seg(text, f.value === '' && !isFocus ? 'dimmed' : 'inputField'),
-          ...(isFocus ? [seg(' ', 'inputCursor')] : []),
-          seg(' '.repeat(Math.max(0, boxW - strWidth(text) - (isFocus ? 1 : 0))), 'inputField'),
+          ...inputSegs(f.value, isFocus ? clampCursor(f.value, f.cursor) : undefined, boxW, f.placeholder),
         ],
       };
     }

@@ -1,9 +1,10 @@
 import type { Excerpt } from '../../types.js';
+import { clampCursor } from '../line-editor.js';
 import type { SearchDialog } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
 import { scrollOffset } from '../table.js';
 import { strWidth, truncateLeft, wrap } from '../text.js';
-import { wrapped } from './common.js';
+import { inputSegs, wrapped } from './common.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
 
@@ -35,12 +36,7 @@ export function searchView(d: SearchDialog, v: ViewContext): Frame {
       segs: [
         seg(inQuery ? '›' : ' ', 'focusMarker'),
         seg('Query: ', 'key'),
-        seg(truncateLeft(d.query, qW - 1), 'inputField'),
-        ...(inQuery ? [seg(' ', 'inputCursor')] : []),
-        seg(
-          ' '.repeat(Math.max(0, qW - strWidth(truncateLeft(d.query, qW - 1)) - (inQuery ? 1 : 0))),
-          'inputField',
-        ),
+        ...inputSegs(d.query, inQuery ? clampCursor(d.query, d.queryCursor) : undefined, qW),
         seg(modeText, 'dimmed'),
       ],
     },
