@@ -28,7 +28,11 @@ test('text inputs: readline keys (C-w, M-b, C-a/C-e, C-k, C-y, C-u, Home/End, ar
     let s = await tui.press('stores.create');
     t.true(s.includes('Create knowledge store'), s);
     await tui.type('hello brave new world');
-    t.deepEqual(await nameField(tui), { text: 'hello brave new world', cursorX: 21, row: (await nameField(tui)).row });
+    t.deepEqual(await nameField(tui), {
+      text: 'hello brave new world',
+      cursorX: 21,
+      row: (await nameField(tui)).row,
+    });
 
     await tui.pressKey('C-w');
     let f = await nameField(tui);
