@@ -93,6 +93,7 @@ export const ACTIONS = {
     hint: 'options',
   },
   'sources.testSearch': { context: 'sources', description: 'Test search in this store', hint: 'search' },
+  'sources.back': { context: 'sources', description: 'Back to the stores pane', hint: 'stores' },
 
   'runs.openInEditor': {
     context: 'runs',

@@ -6,7 +6,7 @@ import type { Ctx, Scope } from './controllers/ctx.js';
 import { createJobController } from './controllers/job-controller.js';
 import { currentScope, helpFor } from './controllers/scopes.js';
 import { editorCommand } from './editor.js';
-import { actionForKey, type Keymap, keyLabel } from './keymap.js';
+import { type Keymap, keyLabel, matchKeys } from './keymap.js';
 import { editLine } from './line-editor.js';
 import type { KeyEvent, ScreenPort } from './screen.js';
 import type { Services } from './services.js';
@@ -41,6 +41,8 @@ export function runApp(o: AppOptions): Promise<number> {
   let keys = 0;
   /** The line editor's kill buffer (C-w, C-u, C-k… then C-y), shared by every input, as in readline. */
   let kill = '';
+  /** The keys of a sequence typed so far (C-x of C-x C-c). */
+  let typed: string[] = [];
   let seq = 0;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = 0;
@@ -194,6 +196,8 @@ export function runApp(o: AppOptions): Promise<number> {
   const handleKey = (k: KeyEvent) => {
     keys++;
     const scope: Scope = currentScope(ctx);
+    const chain = CHAINS[scope.chain] ?? ['global'];
+    if (typed.length > 0) return sequenceKey(scope, chain, k);
     // A focused text input takes the readline editing keys before the keymap does.
     const edited = scope.text ? editLine(scope.text.get(), k, kill) : undefined;
     if (scope.text && edited) {
@@ -201,7 +205,33 @@ export function runApp(o: AppOptions): Promise<number> {
       scope.text.set({ text: edited.text, cursor: edited.cursor });
       return render();
     }
-    const action = actionForKey(o.keymap, CHAINS[scope.chain] ?? ['global'], k.full);
+    const m = matchKeys(o.keymap, chain, [k.full]);
+    if (m && 'prefix' in m) {
+      typed = [k.full];
+      state.message = { text: `${keyLabel(m.prefix)} …`, level: 'info' };
+      return render();
+    }
+    runAction(scope, m && 'action' in m ? m.action : undefined);
+  };
+  /** The next key of a sequence: completes it, waits for more, or ends it ("… is not bound"). */
+  const sequenceKey = (scope: Scope, chain: readonly string[], k: KeyEvent) => {
+    if (k.full === 'escape' || k.full === 'C-g') {
+      typed = [];
+      state.message = undefined;
+      return render();
+    }
+    const m = matchKeys(o.keymap, chain, [...typed, k.full]);
+    if (m && 'prefix' in m) {
+      typed.push(k.full);
+      state.message = { text: `${keyLabel(m.prefix)} …`, level: 'info' };
+      return render();
+    }
+    typed = [];
+    state.message = undefined;
+    if (m && 'action' in m) return runAction(scope, m.action);
+    notify(`${keyLabel(m && 'unbound' in m ? m.unbound : k.full)} is not bound here`, 'warning');
+  };
+  const runAction = (scope: Scope, action: ActionName | undefined) => {
     const binding = action ? findBinding(scope.groups, action) : undefined;
     if (!binding) return render();
     const why = binding.disabledReason?.();

@@ -49,7 +49,7 @@ export function helpRows(groups: readonly BindingGroup[], km: Keymap): HelpRow[]
     for (const b of list) {
       seen.add(b.action);
       rows.push({
-        keys: km.keys[b.action].map(keyLabel).join(' '),
+        keys: km.keys[b.action].map(keyLabel).join(', '),
         description: describe(b),
         ...(b.disabledReason?.() ? { disabled: b.disabledReason() } : {}),
       });

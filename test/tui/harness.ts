@@ -251,9 +251,10 @@ export async function startTui(o: StartOptions): Promise<Tui> {
       };
     },
     async press(action, times = 1) {
-      const key = keymap.keys[action][0]!;
+      // A key sequence ("C-x C-c") is its keys one after the other.
+      const seq = keymap.keys[action][0]!.split(' ');
       let s = '';
-      for (let i = 0; i < times; i++) s = await send(keyBytes(key), 1);
+      for (let i = 0; i < times; i++) s = await send(seq.map(keyBytes).join(''), seq.length);
       return s;
     },
     // One write: the pane's key decoder splits it into one key press per character.
@@ -276,7 +277,8 @@ export async function startTui(o: StartOptions): Promise<Tui> {
       return screenText();
     },
     async quit() {
-      if (exitCode === undefined) proc.write(keyBytes(keymap.keys['universal.quit'][0]!));
+      if (exitCode === undefined)
+        proc.write(keymap.keys['universal.quit'][0]!.split(' ').map(keyBytes).join(''));
       const code = await Promise.race([exited, new Promise<number>((r) => setTimeout(() => r(-1), 10_000))]);
       if (code === -1) proc.kill();
       return code;

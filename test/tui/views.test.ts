@@ -2,13 +2,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import type { StoreConfig } from '../../src/store/store-types.js';
-import { ACTION_NAMES } from '../../src/tui/actions.js';
+import { ACTION_NAMES, CHAINS } from '../../src/tui/actions.js';
 import { helpRows, hints } from '../../src/tui/bindings.js';
 import { loadKeymap, loadTheme } from '../../src/tui/config-files.js';
 import { createForm } from '../../src/tui/controllers/create-controller.js';
 import { editorCommand, splitCommand } from '../../src/tui/editor.js';
 import { fieldValue, focused, isVisible, moveFocus, toggle, typeText } from '../../src/tui/forms.js';
-import { keyLabel, keymapConflicts, normalizeKey, parseKeymap } from '../../src/tui/keymap.js';
+import {
+  keyLabel,
+  keymapConflicts,
+  matchKeys,
+  normalizeKey,
+  normalizeKeySpec,
+  parseKeymap,
+} from '../../src/tui/keymap.js';
 import { createPainter } from '../../src/tui/paint.js';
 import { ROLES } from '../../src/tui/roles.js';
 import { type AppState, initialState, type JobState } from '../../src/tui/state.js';
@@ -113,6 +120,31 @@ test('keys: normalisation and labels', (t) => {
     ['S-tab', 'shift-tab'],
   ];
   for (const [k, want] of labels) t.is(keyLabel(k), want, k);
+});
+
+test('key sequences: "C-x C-c" waits after its prefix; a key cannot be both bound and a prefix', (t) => {
+  t.is(normalizeKeySpec('ctrl+x ctrl+c'), 'C-x C-c');
+  t.is(normalizeKeySpec(' '), 'space');
+  t.is(normalizeKeySpec('C-x hyper+c'), undefined);
+  t.is(keyLabel('C-x C-c'), 'ctrl-x ctrl-c');
+  const emacs = loadKeymap('emacs', '/nonexistent-home', ROOT);
+  const chain = CHAINS.stores!;
+  t.deepEqual(matchKeys(emacs, chain, ['C-x']), { prefix: 'C-x' }, 'C-x alone does not quit');
+  t.deepEqual(matchKeys(emacs, chain, ['C-x', 'C-c']), { action: 'universal.quit' });
+  t.deepEqual(matchKeys(emacs, chain, ['C-x', 'q']), { unbound: 'C-x q' });
+  t.deepEqual(matchKeys(emacs, chain, ['C-c']), { action: 'universal.quit' });
+  t.is(matchKeys(emacs, chain, ['C-z']), undefined);
+  const base = loadKeymap('default', '/nonexistent-home', ROOT);
+  t.throws(
+    () => parseKeymap({ bindings: { 'universal.quit': ['C-x'], 'stores.create': 'C-x n' } }, 'x.json', base),
+    {
+      message: /key ctrl-x \(universal\.quit\) is also the start of ctrl-x n \(stores\.create\)/,
+    },
+  );
+  const vim = loadKeymap('vim', '/nonexistent-home', ROOT);
+  t.deepEqual(matchKeys(vim, CHAINS.stores!, ['l']), { action: 'stores.open' });
+  t.deepEqual(matchKeys(vim, CHAINS.sources!, ['h']), { action: 'sources.back' });
+  t.deepEqual(matchKeys(vim, CHAINS.browser!, ['h']), { action: 'browser.parent' });
 });
 
 test('shipped keymaps bind every action with no key meaning two things on one screen', (t) => {
@@ -435,5 +467,5 @@ test('hints and help rows come from the binding records and the keymap', (t) => 
     description: 'Update now: check the selected source again',
     disabled: 'busy',
   });
-  t.is(rows[3]!.keys, 'j ↓');
+  t.is(rows[3]!.keys, 'j, ↓');
 });

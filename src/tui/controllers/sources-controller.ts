@@ -64,8 +64,7 @@ export function sourcesScope(ctx: Ctx): Scope {
         needSource() ?? (s.job?.storeId === store()?.id ? jobBlocked(s, store()) : undefined),
     },
     {
-      action: 'universal.back',
-      description: 'Back to the stores pane',
+      action: 'sources.back',
       handler: () => {
         s.focus = 'stores';
       },
