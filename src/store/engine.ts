@@ -149,6 +149,8 @@ export function newSourceRecord(input: AddSourceInput, existing: readonly Source
     chunks: 0,
     problems: 0,
     problemList: [],
+    skipped: 0,
+    skippedList: [],
     hashes: {},
   };
 }

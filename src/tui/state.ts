@@ -48,6 +48,8 @@ export interface JobState {
   /** Sources being added (not in store.json until activation) or updated/removed (ids). */
   adding: { kind: 'file' | 'folder'; path: string }[];
   sourceIds: string[];
+  /** Remove jobs: the sources' paths and chunk counts, for the closing message. */
+  removing?: { path: string; chunks: number }[];
   progress?: JobProgress;
   cancelling: boolean;
   startedAt: number;

@@ -79,7 +79,8 @@ test('emacs: C-x alone waits for the rest of a sequence and never quits; C-x C-c
     s = await emacs.pressKey('C-g');
     t.false(s.includes('ctrl-x …'), s);
     t.true(s.includes('Stores (1)'), 'still running');
-    s = await emacs.press('universal.help');
+    await emacs.press('universal.help');
+    s = await emacs.press('list.bottom');
     t.regex(s, /ctrl-x ctrl-c,\s+Quit kortty-rag.*\n.*ctrl-c {2}/);
     await emacs.press('universal.back');
     // quit() types the keymap's first quit key: the sequence C-x C-c.

@@ -264,7 +264,11 @@ const store = (over: Partial<StoreConfig> = {}): StoreConfig => ({
       files: 12,
       chunks: 40,
       problems: 1,
-      problemList: [{ path: '/home/u/notes/x.bin', reason: 'binary', explanation: 'NUL byte at 3' }],
+      problemList: [
+        { path: '/home/u/notes/x.txt', reason: 'not-utf8', explanation: 'invalid UTF-8 at byte 3' },
+      ],
+      skipped: 1,
+      skippedList: [{ path: '/home/u/notes/x.bin', reason: 'binary', explanation: 'NUL byte at 3' }],
       lastIndexedAt: '2025-01-02T03:04:05Z',
       hashes: {},
     },
@@ -409,7 +413,7 @@ test('review summary: counts, skip reasons and format groups', (t) => {
       toIndex: { new: 2, changed: 1 },
       unchanged: 3,
       removed: 1,
-      skipped: { binary: 2, hidden: 1 },
+      skipped: { binary: 2, hidden: 1, 'not-utf8': 1 },
       formats: {
         markdown: { count: 2, bytes: 5 },
         python: { count: 1, bytes: 5 },
@@ -420,8 +424,9 @@ test('review summary: counts, skip reasons and format groups', (t) => {
     },
   };
   const s = summaryText(r);
-  t.is(s.counts, 'new 2 · changed 1 · unchanged 3 · removed 1 · skipped 3');
-  t.is(s.skipped, 'binary 2, hidden 1');
+  t.is(s.counts, 'new 2 · changed 1 · unchanged 3 · removed 1 · skipped 4');
+  t.is(s.skipped, 'binary 2, hidden 1', 'skipped by design');
+  t.is(s.problems, 'not-utf8 1', 'files that should have been indexed');
   t.regex(s.formats, /Code 1 \(python\).*Markup 2 \(markdown\).*Text 3 \(text\)/);
 });
 
@@ -456,10 +461,8 @@ test('hints and help rows come from the binding records and the keymap', (t) => 
       ],
     },
   ];
-  t.deepEqual(hints(groups, km), [
-    { key: 'r', label: 'update', disabled: true },
-    { key: 'a', label: 'add files', disabled: false },
-  ]);
+  // The hint bar shows only keys that work now; the help overlay keeps the disabled one and why.
+  t.deepEqual(hints(groups, km), [{ key: 'a', label: 'add files' }]);
   const rows = helpRows(groups, km);
   t.deepEqual(rows[0], { keys: '', description: 'Sources pane', heading: true });
   t.deepEqual(rows[1], {

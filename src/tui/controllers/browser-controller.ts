@@ -135,6 +135,7 @@ export function browserScope(ctx: Ctx, d: BrowserDialog): Scope {
     {
       action: 'universal.back',
       description: 'Stop typing the path / close the browser',
+      label: 'close',
       handler: () => {
         if (d.goto !== undefined) d.goto = undefined;
         else ctx.pop(d);

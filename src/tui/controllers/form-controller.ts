@@ -39,6 +39,7 @@ export function formScope(ctx: Ctx, host: FormHost, title: string, extra: Bindin
     {
       action: 'universal.back',
       description: 'Close without saving',
+      label: 'close',
       handler: () => (host.close ? host.close() : ctx.pop()),
     },
   ];

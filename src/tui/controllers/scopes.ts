@@ -46,6 +46,7 @@ function ownScope(ctx: Ctx, skipHelp = false): Scope {
               {
                 action: 'universal.back',
                 description: 'Cancel the check',
+                label: 'cancel check',
                 handler: () => ctx.jobs.cancel(),
                 disabledReason: () => ctx.jobs.cancelBlocked(),
               },

@@ -77,7 +77,12 @@ export function searchScope(ctx: Ctx, d: SearchDialog): Scope {
         },
         disabledReason: noResults,
       },
-      { action: 'universal.back', description: 'Close Test search', handler: () => ctx.pop(d) },
+      {
+        action: 'universal.back',
+        description: 'Close Test search',
+        label: 'close',
+        handler: () => ctx.pop(d),
+      },
     ];
     return {
       chain: 'search',
@@ -115,7 +120,7 @@ export function searchScope(ctx: Ctx, d: SearchDialog): Scope {
       },
       disabledReason: busy,
     },
-    { action: 'universal.back', description: 'Close Test search', handler: () => ctx.pop(d) },
+    { action: 'universal.back', description: 'Close Test search', label: 'close', handler: () => ctx.pop(d) },
     ...listBindings({
       count: () => d.result?.excerpts.length ?? 0,
       get: () => d.selected,

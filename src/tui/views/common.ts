@@ -49,6 +49,20 @@ export function wrapped(text: string, width: number, role?: Role, indent = ''): 
   return wrap(text, Math.max(1, width - indent.length)).map((t) => ({ segs: [seg(indent + t, role)] }));
 }
 
+/** `label` then `text` wrapped at word boundaries, continuation lines indented under the text. */
+export function hanging(
+  label: string,
+  text: string,
+  width: number,
+  labelRole?: Role,
+  textRole?: Role,
+): Line[] {
+  const lead = strWidth(label);
+  return wrap(text, Math.max(8, width - lead)).map((l, i) => ({
+    segs: [seg(i === 0 ? label : ' '.repeat(lead), labelRole), seg(l, textRole)],
+  }));
+}
+
 /** "12.3 s" style elapsed time. */
 export function elapsed(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));

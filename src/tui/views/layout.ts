@@ -144,10 +144,12 @@ function statusLine(v: ViewContext, width: number): Line {
     };
   const sources = s.stores.reduce((n, x) => n + x.sources.length, 0);
   const problems = s.stores.reduce((n, x) => n + x.sources.reduce((m, y) => m + y.problems, 0), 0);
+  const skipped = s.stores.reduce((n, x) => n + x.sources.reduce((m, y) => m + y.skipped, 0), 0);
   return {
     segs: [
       seg(` ${s.stores.length} store(s) · ${sources} source(s)`, 'dimmed'),
       seg(problems > 0 ? ` · ${problems} problem(s)` : '', 'statusWarning'),
+      seg(skipped > 0 ? ` · ${skipped} skipped` : '', 'dimmed'),
       seg(s.loaded ? ' · ready' : ' · loading…', 'dimmed'),
     ],
   };
@@ -166,10 +168,7 @@ function hintBar(hints: readonly Hint[], width: number): Line {
   for (const h of hints) {
     if (h === help) continue;
     if (used + cost(h) > width) break;
-    segs.push(
-      seg(` ${h.key}`, h.disabled ? 'disabled' : 'key'),
-      seg(` ${h.label} `, h.disabled ? 'disabled' : 'description'),
-    );
+    segs.push(seg(` ${h.key}`, 'key'), seg(` ${h.label} `, 'description'));
     used += cost(h);
   }
   if (help) segs.push(seg(` ${help.key}`, 'key'), seg(` ${help.label} `, 'description'));

@@ -3,7 +3,7 @@ import { clampCursor } from '../line-editor.js';
 import type { SearchDialog } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
 import { scrollOffset } from '../table.js';
-import { strWidth, truncateLeft, wrap } from '../text.js';
+import { strWidth, truncateLeft, wrapPreformatted } from '../text.js';
 import { inputSegs, wrapped } from './common.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
@@ -86,7 +86,8 @@ export function searchView(d: SearchDialog, v: ViewContext): Frame {
         seg('─'.repeat(Math.max(0, w - 28)), 'inactiveBorder'),
       ],
     });
-    const lines = d.result.block.split('\n').flatMap((l) => wrap(l, w - 2));
+    // Exactly the block the model gets: spaces kept, tabs at their columns, long lines wrapped.
+    const lines = d.result.block.split('\n').flatMap((l) => wrapPreformatted(l, w - 2));
     const room = Math.max(1, height - 2 - body.length);
     const start = Math.min(d.scroll, Math.max(0, lines.length - room));
     for (const l of lines.slice(start, start + room)) {
