@@ -12,6 +12,19 @@
 //   C-u       kill to the start of the line             C-k  kill to the end of the line
 //   C-y       yank the last kill
 
+/** The editing keys for the help overlay (they are the same in every keymap). */
+export const EDIT_KEYS: { keys: string; description: string }[] = [
+  { keys: 'ctrl-a, home', description: 'Start of the line' },
+  { keys: 'ctrl-e, end', description: 'End of the line' },
+  { keys: 'ctrl-b, ←', description: 'Back a character' },
+  { keys: 'ctrl-f, →', description: 'Forward a character' },
+  { keys: 'alt-b, alt-f', description: 'Back / forward a word' },
+  { keys: 'ctrl-w', description: 'Delete the word before the cursor' },
+  { keys: 'alt-bksp, alt-d', description: 'Delete to the start / end of a word' },
+  { keys: 'ctrl-u, ctrl-k', description: 'Delete to the start / end of the line' },
+  { keys: 'ctrl-y', description: 'Paste what was deleted last' },
+];
+
 export interface LineState {
   text: string;
   cursor: number;

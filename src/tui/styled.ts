@@ -63,9 +63,22 @@ export function fitLine(l: Line, width: number): Line {
   return { ...l, segs: [...l.segs, { text: ' '.repeat(width - w) }] };
 }
 
+/**
+ * Exactly `width` cells; when text (not just trailing spaces) does not fit, the last cell becomes
+ * `…`, so nothing is ever cut silently.
+ */
+export function fitLineMarked(l: Line, width: number): Line {
+  const w = lineWidth(l);
+  if (w <= width || width <= 0) return fitLine(l, width);
+  if (lineText(sliceLine(l, width, w - width)).trim() === '') return fitLine(l, width);
+  const kept = sliceLine(l, 0, width - 1);
+  const role = kept.segs.at(-1)?.role;
+  return fitLine({ ...kept, segs: [...kept.segs, { text: '…', ...(role ? { role } : {}) }] }, width);
+}
+
 /** Exactly `height` lines of exactly `width` cells. */
 export function fitFrame(frame: Frame, width: number, height: number): Frame {
-  const out = frame.slice(0, height).map((l) => fitLine(l, width));
+  const out = frame.slice(0, height).map((l) => fitLineMarked(l, width));
   while (out.length < height) out.push(fitLine(blank(), width));
   return out;
 }
@@ -143,7 +156,7 @@ export function box(o: BoxOptions): Frame {
   const body = o.body.slice(0, rows);
   while (body.length < rows) body.push(blank());
   const mid = body.map((l) => {
-    return { segs: [seg('│', o.border), ...flatten(fitLine(l, inner)), seg('│', o.border)] };
+    return { segs: [seg('│', o.border), ...flatten(fitLineMarked(l, inner)), seg('│', o.border)] };
   });
   return [top, ...mid, bottom].map((l) => fitLine(l, o.width)).slice(0, Math.max(0, o.height));
 }

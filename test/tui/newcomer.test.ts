@@ -101,7 +101,7 @@ test('a folder of binaries: skipped, not problems; the summary counts only its o
     t.true(s.includes('4 skipped'), s);
     s = await selectRow(tui, basename(bins));
     t.regex(highlighted(s), /READY\s+0\/0\s+0/, 'PROB is 0');
-    t.regex(flat(s), /no problems · 4 skipped by design \((binary|unsupported-format)/);
+    t.regex(flat(s), /4 skipped by design: (binary|unsupported-format)/);
     const src = (await findStore('Docs', home)).sources.find((x) => x.path === bins)!;
     t.is(src.problems, 0);
     t.is(src.skipped, 4);

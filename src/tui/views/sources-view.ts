@@ -131,7 +131,7 @@ function detailLines(s: AppState, width: number): Line[] {
     const listed = [...by].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
     const rest = src.skipped - src.skippedList.length;
     const why = [...listed.map(([r, n]) => `${r} ${n}`), ...(rest > 0 ? [`${rest} more`] : [])].join(', ');
-    out.push({ segs: [seg(` no problems · ${src.skipped} skipped by design (${why})`, 'dimmed')] });
+    out.push({ segs: [seg(` ${src.skipped} skipped by design: ${why}`, 'dimmed')] });
   } else out.push({ segs: [seg(' no problems', 'dimmed')] });
   return out;
 }
