@@ -41,7 +41,7 @@ function dictionary(): Set<string> {
 }
 
 /** The cut words of one capture, as "line N: word". */
-export function cutWords(screen: string, cols: number, dict: ReadonlySet<string>): string[] {
+function cutWords(screen: string, cols: number, dict: ReadonlySet<string>): string[] {
   const out: string[] = [];
   screen.split('\n').forEach((line, n) => {
     const chars = [...line];
