@@ -17,8 +17,12 @@ const SUITES: Record<string, () => Promise<BenchRow[]>> = {
   embed: async () => (await import('./embed-bench.js')).benchEmbed(),
   index: async () => (await import('./index-bench.js')).benchIndex(),
   store: async () => (await import('./store-bench.js')).benchStore(),
-  retrieval: async () => (await import('./retrieval-bench.js')).benchRetrieval(),
+  retrieval: async () => [
+    ...(await (await import('./retrieval-bench.js')).benchRetrieval()),
+    ...(await (await import('./service-bench.js')).benchService()),
+  ],
   tui: async () => (await import('./tui-bench.js')).benchTui(),
+  mcp: async () => (await import('./mcp-bench.js')).benchMcp(),
 };
 
 async function main() {

@@ -23,7 +23,11 @@ M.defaults = {
   manager_direction = 'Right',
   manager_size = 0.5,
   status = true,
-  -- Seconds between two `kortty-rag status` runs; WezTerm fires update-right-status more often.
+  -- The pre-rendered status line (kortty-rag rewrites it on every change and while a job runs):
+  -- read on each update-right-status, no process started. nil = $KORTTY_HOME/rag/status.txt
+  -- (KORTTY_HOME defaulting to ~/.kortty).
+  status_file = nil,
+  -- When the file cannot be read: seconds between two `kortty-rag status` runs (which also write it).
   status_interval = 5,
   -- Injectable for tests.
   clock = os.time,
@@ -125,20 +129,48 @@ function M.open_manager(o)
   end)
 end
 
---- update-right-status handler: runs `kortty-rag status --format plain` (an argv, no shell) at
---- most once per status_interval and shows the cached line in between.
+function M.status_file(o)
+  if o.status_file then
+    return o.status_file
+  end
+  local home = os.getenv('KORTTY_HOME')
+  if home == nil or home == '' then
+    home = (os.getenv('HOME') or '') .. '/.kortty'
+  end
+  return home .. '/rag/status.txt'
+end
+
+local function read_line(path)
+  local f = io.open(path, 'rb')
+  if not f then
+    return nil
+  end
+  local line = f:read('l')
+  f:close()
+  return line
+end
+
+--- update-right-status handler: shows the pre-rendered line from the status file (a small file
+--- read, no process). Only when the file is missing or empty does it run
+--- `kortty-rag status --format plain` (an argv, no shell), at most once per status_interval.
 function M.status_handler(o)
+  local path = M.status_file(o)
   local last_run, text = nil, ''
   return function(window, _pane)
-    local now = o.clock()
-    if last_run == nil or now - last_run >= o.status_interval then
-      last_run = now
-      local ok, stdout, stderr = wezterm.run_child_process(argv(o, 'status', '--format', 'plain'))
-      if ok then
-        text = (stdout or ''):gsub('%s+$', '')
-      else
-        text = 'RAG ?'
-        wezterm.log_warn('kortty-rag status failed: ' .. tostring(stderr))
+    local line = read_line(path)
+    if line and line ~= '' then
+      text = line:gsub('%s+$', '')
+    else
+      local now = o.clock()
+      if last_run == nil or now - last_run >= o.status_interval then
+        last_run = now
+        local ok, stdout, stderr = wezterm.run_child_process(argv(o, 'status', '--format', 'plain'))
+        if ok then
+          text = (stdout or ''):gsub('%s+$', '')
+        else
+          text = 'RAG ?'
+          wezterm.log_warn('kortty-rag status failed: ' .. tostring(stderr))
+        end
       end
     end
     window:set_right_status(wezterm.format({ { Text = text .. ' ' } }))

@@ -87,6 +87,19 @@ export const ERROR_MESSAGES = {
   // extraction / chunking (appended by the extract+chunk helper)
   EXTRACT_CANCELLED: (d) => `${d.path}: extraction cancelled`,
   CHUNK_FAILED: (d) => `chunking failed${d.path ? ` for ${d.path}` : ''}: ${d.reason}`,
+  // MCP server
+  STORE_NOT_AUTONOMOUS: (d) =>
+    `store "${d.name}" has not opted into autonomous workflows, so MCP clients can neither see nor search it; ` +
+    `the user can allow it with: ${d.enable}`,
+  STORE_NOT_SERVED: (d) =>
+    `store "${d.name}" is not served by this MCP server (started with ${d.served}); the user can add ` +
+    `--store "${d.name}" to the server's command`,
+  EXCERPT_REFUSED: (d) => `${d.path}: cannot be read through MCP: ${d.reason}`,
+  MARKER_UNKNOWN: (d) => `marker ${d.marker} is not from the last search of this session (${d.known})`,
+  // query service
+  CONFIG_INVALID: (d) => `${d.path}: ${d.field}: ${d.reason}`,
+  SERVICE_REFUSED: (d) => `${d.path}: ${d.reason}`,
+  SERVICE_RUNNING: (d) => `a query service is already running for ${d.home} (pid ${d.pid ?? '?'})`,
 } satisfies Record<string, (d: Record<string, any>) => string>;
 
 export type ErrorCode = keyof typeof ERROR_MESSAGES;

@@ -36,6 +36,8 @@ node_option='@kortty-rag-node'
 node_default='node'
 watch_option='@kortty-rag-watch'
 watch_default='off'
+status_option='@kortty-rag-status'
+status_default='off'
 
 get_option() {
 	local value
@@ -198,6 +200,38 @@ cmd_watch() {
 	rm -f "$err"
 }
 
+# The pre-rendered status line (jobs, edits, the watcher and the query service rewrite it): tmux
+# shows it with `cat`, no Node process per refresh. Appended to the user's status-right, once: a
+# reload finds it already there. The file is created now if no command has written it yet.
+add_status_line() {
+	local home file snippet right length
+	home="${KORTTY_HOME:-$HOME/.kortty}"
+	file="$home/rag/status.tmux"
+	case "$file" in
+	*'('* | *')'* | *$'\n'*)
+		display_error "cannot add the status line: $file contains a parenthesis or a newline"
+		return 1
+		;;
+	esac
+	snippet="#(cat $(sh_quote "${file//#/##}") 2>/dev/null)"
+	right="$(tmux show-option -gqv status-right)"
+	case "$right" in
+	*'/rag/status.tmux'*) ;;
+	*)
+		tmux set-option -g status-right "${right:+$right }$snippet" || display_error "cannot set status-right"
+		# tmux's default status-right-length (40) has no room for both.
+		length="$(tmux show-option -gqv status-right-length)"
+		if [[ ${length:-0} =~ ^[0-9]+$ ]] && ((length < 80)); then
+			tmux set-option -g status-right-length 80
+		fi
+		;;
+	esac
+	if [[ ! -s $file ]]; then
+		cli_command
+		("${CLI[@]}" status --format tmux </dev/null >/dev/null 2>&1 &)
+	fi
+}
+
 cmd_init() {
 	local manager_key ask_key copy_key q_script f_script w h
 	manager_key="$(get_option "$manager_key_option" "$manager_key_default")"
@@ -231,6 +265,9 @@ cmd_init() {
 	fi
 	case "$(get_option "$watch_option" "$watch_default")" in
 	on | yes | true | 1) tmux run-shell -b "exec $f_script watch" ;;
+	esac
+	case "$(get_option "$status_option" "$status_default")" in
+	on | yes | true | 1) add_status_line ;;
 	esac
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { createError, isKorttyError } from '../errors.js';
 import { renderContextBlock } from '../retrieve/block.js';
-import { type SearchDeps, search } from '../retrieve/search.js';
+import { type SearchDeps, type SearchRequest, type SearchResult, search } from '../retrieve/search.js';
 import { aiDir, korttyHome, profilesPath, runsDir, skillsDir } from '../storage/paths.js';
 import { listStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
@@ -43,6 +43,12 @@ export interface ActionInput {
   /** Injected for tests; default a real backend built from the profile. */
   backend?: ChatBackend;
   searchDeps: SearchDeps;
+  /** One retrieval; default `search(req, searchDeps)`. The CLI routes it through the query service. */
+  retrieve?: (req: SearchRequest) => Promise<Pick<SearchResult, 'excerpts' | 'block'>>;
+  /** Called once the stores are chosen, before any retrieval, model load or chat request. */
+  onPlan?: (plan: { stores: readonly StoreConfig[]; before: boolean; tool: boolean }) => void;
+  /** The excerpts retrieved before the answer (tool-call retrievals are not reported here). */
+  onExcerpts?: (excerpts: readonly Excerpt[]) => void;
 }
 
 export interface ActionResult {
@@ -81,10 +87,13 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   const allStores = await listStores(home);
   const stores = storesForAction(input.action, profile.name, allStores, roles);
   const plan = retrievalPlan(profile.retrievalMode);
+  const retrieve = input.retrieve ?? ((req: SearchRequest) => search(req, input.searchDeps));
+  input.onPlan?.({ stores, ...plan });
   const excerpts: Excerpt[] = [];
   if (plan.before && stores.length > 0) {
-    const res = await search({ stores, query, contextWindow: profile.contextWindow }, input.searchDeps);
+    const res = await retrieve({ stores, query, contextWindow: profile.contextWindow });
     excerpts.push(...res.excerpts);
+    input.onExcerpts?.(res.excerpts);
   }
   const [skills, presets] = await Promise.all([
     loadSkills(skillsDir(home)),
@@ -120,10 +129,12 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
     if (plan.tool && stores.length > 0) {
       // Tool-mode excerpts continue the marker sequence after the up-front block's.
       const handler = createSearchKnowledgeHandler(async (q) => {
-        const res = await search(
-          { stores, query: q, contextWindow: profile.contextWindow, firstMarker: excerpts.length + 1 },
-          input.searchDeps,
-        );
+        const res = await retrieve({
+          stores,
+          query: q,
+          contextWindow: profile.contextWindow,
+          firstMarker: excerpts.length + 1,
+        });
         excerpts.push(...res.excerpts);
         return res.block || 'No matching excerpts.';
       });

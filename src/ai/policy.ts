@@ -67,3 +67,46 @@ export function storesForAction<S extends StoreAttachment>(
 ): S[] {
   return retrievalStoresFor(action, storesForProfile(profileName, stores, roles));
 }
+
+/**
+ * MCP clients (coding agents in the terminal) run unattended tool loops: they are autonomous
+ * workflows, so they get the autonomous class's stores.
+ */
+export const MCP_ACTION: ActionKind = 'agent';
+
+export type McpStoreAccess<S> =
+  | { ok: true; store: S }
+  | { ok: false; reason: 'not-found' | 'not-autonomous' | 'not-served'; store?: S };
+
+const named = <S extends Pick<StoreAttachment, 'id' | 'name'>>(stores: readonly S[], ref: string) =>
+  stores.find((s) => s.id === ref) ?? stores.find((s) => s.name === ref);
+
+/**
+ * What an MCP server may show: the stores MCP_ACTION may retrieve from, narrowed to `served`
+ * (the server's --store names) when given. Narrowing never widens: a served store without the
+ * opt-in stays hidden.
+ */
+export function mcpVisibleStores<S extends StoreAttachment>(
+  stores: readonly S[],
+  served?: readonly string[],
+): S[] {
+  const allowed = retrievalStoresFor(MCP_ACTION, stores);
+  if (!served || served.length === 0) return allowed;
+  const keep = new Set(served.map((ref) => named(stores, ref)?.id).filter((id) => id !== undefined));
+  return allowed.filter((s) => keep.has(s.id));
+}
+
+/** Whether an MCP client may use the store it asked for by name (or id), and if not, why. */
+export function mcpStoreAccess<S extends StoreAttachment>(
+  ref: string,
+  stores: readonly S[],
+  served?: readonly string[],
+): McpStoreAccess<S> {
+  const store = named(stores, ref);
+  if (!store) return { ok: false, reason: 'not-found' };
+  if (retrievalStoresFor(MCP_ACTION, [store]).length === 0)
+    return { ok: false, reason: 'not-autonomous', store };
+  if (served && served.length > 0 && !served.some((r) => named(stores, r)?.id === store.id))
+    return { ok: false, reason: 'not-served', store };
+  return { ok: true, store };
+}

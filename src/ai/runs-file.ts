@@ -9,6 +9,7 @@
 // file also gets its directory fsynced so the file itself survives a power cut.
 
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
 import { createError } from '../errors.js';
@@ -52,6 +53,55 @@ export async function appendRun(record: RunRecord, dir: string = runsDir()): Pro
     throw createError('IO_FAILED', { path, op: 'append run record', reason: errReason(err) }, err);
   }
   return path;
+}
+
+/**
+ * Append one record with synchronous calls and no fsync; the caller fsyncs later (syncRunLog).
+ * For a warm server answering right after an embedding: there, each thread-pool round trip of
+ * the async calls costs about a millisecond while the model's threads wind down. Once this
+ * returns the line is in the kernel: a killed process loses nothing, only a power cut before
+ * the caller's fsync could.
+ */
+export function appendRunUnsynced(record: RunRecord, dir: string = runsDir()): string {
+  const path = join(dir, runFileName(new Date(record.time)));
+  const line = Buffer.from(serializeRun(record), 'utf8');
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const created = !fs.existsSync(path);
+    const fd = fs.openSync(path, 'a', 0o600);
+    try {
+      const n = fs.writeSync(fd, line, 0, line.length);
+      if (n !== line.length)
+        throw Object.assign(new Error(`short write (${n} of ${line.length} bytes)`), { code: 'EIO' });
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (created) {
+      const dfd = fs.openSync(dir, 'r');
+      try {
+        fs.fsyncSync(dfd);
+      } finally {
+        fs.closeSync(dfd);
+      }
+    }
+  } catch (err) {
+    throw createError('IO_FAILED', { path, op: 'append run record', reason: errReason(err) }, err);
+  }
+  return path;
+}
+
+/** fsync a run log written by appendRunUnsynced. */
+export async function syncRunLog(path: string): Promise<void> {
+  try {
+    const fh = await fsp.open(path, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    throw createError('IO_FAILED', { path, op: 'fsync run log', reason: errReason(err) }, err);
+  }
 }
 
 export interface ReadRunsResult {

@@ -5,6 +5,8 @@
 // line, each starting with `{"v":1,` — that fixed prefix lets a reader resynchronise after a
 // line torn by a crash. The raw answer is kept only when the action did not succeed
 // (rejected by the citation check, or failed), so it stays viewable; ok runs keep markers only.
+// A record made by an MCP tool call carries `via` (which tool, which client); its `profile` is ''.
+// Fields are only ever added as optional ones, so older records still read.
 
 import type { ActionKind, Excerpt, RetrievalMode } from '../types.js';
 
@@ -34,6 +36,14 @@ export interface RunExcerpt {
 
 export type RunStatus = 'ok' | 'rejected' | 'failed';
 
+/** Where a run came from when not from an AI action of ours: an MCP client's tool call. */
+export interface RunVia {
+  kind: 'mcp';
+  tool: string;
+  /** The client's own name and version from the MCP handshake (untrusted, display only). */
+  client?: string;
+}
+
 export interface RunRecord {
   v: 1;
   id: string;
@@ -54,6 +64,7 @@ export interface RunRecord {
   reason?: { code: string; message: string };
   /** Raw answer, kept when status is not ok. */
   answer?: string;
+  via?: RunVia;
 }
 
 export interface RunInput {
@@ -71,6 +82,7 @@ export interface RunInput {
   status: RunStatus;
   reason?: { code: string; message: string };
   answer?: string;
+  via?: RunVia;
 }
 
 const EXCERPT_KEYS = [
@@ -120,6 +132,12 @@ export function createRunRecord(input: RunInput): RunRecord {
   if (input.retrievalMode !== undefined) r.retrievalMode = input.retrievalMode;
   if (input.reason !== undefined) r.reason = { code: input.reason.code, message: input.reason.message };
   if (input.status !== 'ok' && input.answer !== undefined) r.answer = input.answer;
+  if (input.via !== undefined)
+    r.via = {
+      kind: input.via.kind,
+      tool: input.via.tool,
+      ...(input.via.client !== undefined ? { client: input.via.client } : {}),
+    };
   return r;
 }
 
@@ -127,6 +145,12 @@ export function createRunRecord(input: RunInput): RunRecord {
 export function serializeRun(r: RunRecord): string {
   const { v, ...rest } = r;
   return `${JSON.stringify({ v, ...rest })}\n`;
+}
+
+/** Who ran it, for lists: `profile NAME`, or `MCP TOOL (CLIENT)` for an MCP tool call. */
+export function runOrigin(r: Pick<RunRecord, 'profile' | 'via'>): string {
+  if (r.via?.kind === 'mcp') return `MCP ${r.via.tool}${r.via.client ? ` (${r.via.client})` : ''}`;
+  return `profile ${r.profile}`;
 }
 
 export function runFileName(time: Date): string {

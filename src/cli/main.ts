@@ -14,6 +14,8 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandRun }>> = {
   runs: () => import('./commands/runs.js'),
   profile: () => import('./commands/profile.js'),
   watch: () => import('./commands/watch.js'),
+  mcp: () => import('./commands/mcp.js'),
+  service: () => import('./commands/service.js'),
 };
 
 export const HELP = `kortty-rag: local knowledge stores for terminal AI actions
@@ -31,6 +33,8 @@ usage: kortty-rag [command] [options]
   profile add|list|role                            AI profiles and role assignments
   status [--format plain|tmux|json]               one line for a status bar
   watch [--reconcile-seconds N] [--if-not-running]  keep automatic sources in sync
+  mcp [--store S]...                              MCP server (stdio) for coding agents
+  service run|status|stop                          the warm query service (search/ask start it)
 
 Every command takes --json; run a command without arguments for its usage.
 Data lives in $KORTTY_HOME/rag (default ~/.kortty/rag).

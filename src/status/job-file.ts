@@ -26,13 +26,15 @@ export function createJobPublisher(
   let last = 0;
   let pending: Promise<void> = Promise.resolve();
   return {
-    publish(p: JobProgress, force = false) {
+    /** Resolves once this progress (or the last one written) is on disk. */
+    publish(p: JobProgress, force = false): Promise<void> {
       const now = Date.now();
-      if (!force && now - last < minIntervalMs && p.state !== 'done') return;
+      if (!force && now - last < minIntervalMs && p.state !== 'done') return pending;
       last = now;
       const body: JobFile = { ...p, pid: process.pid, storeName, updatedAt: now };
       // Plain write (not atomic): readers tolerate a torn file by ignoring it.
       pending = pending.then(() => writeFile(path, JSON.stringify(body)).catch(() => {}));
+      return pending;
     },
     async clear() {
       await pending;

@@ -1,6 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { korttyHome, ragDir, statusPath } from '../storage/paths.js';
 import { readJobFiles } from './job-file.js';
+import { writeStatusLines } from './status-lines.js';
 import { computeStatus, type StatusInfo } from './status-model.js';
 
 // status.json is a cache for the status bar, rewritten after every job and watcher event.
@@ -15,6 +16,7 @@ export async function refreshStatusFile(home = korttyHome()): Promise<StatusInfo
   const tmp = `${statusPath(home)}.${process.pid}.tmp`;
   await writeFile(tmp, JSON.stringify(info));
   await rename(tmp, statusPath(home));
+  await writeStatusLines(info, home);
   return info;
 }
 
@@ -32,4 +34,63 @@ export async function readStatus(home = korttyHome()): Promise<StatusInfo> {
   else if (jobs.length === 0 && info.state === 'syncing')
     info.state = info.limited.length ? 'limited' : info.problems ? 'problems' : 'idle';
   return info;
+}
+
+/** Re-renders the pre-rendered status lines from status.json and the live job files. */
+export async function refreshStatusLines(
+  home = korttyHome(),
+  opts: { onlyIfChanged?: boolean } = {},
+): Promise<StatusInfo> {
+  const info = await readStatus(home);
+  await writeStatusLines(info, home, opts);
+  return info;
+}
+
+/**
+ * For a running job: re-renders the status lines at most every `minIntervalMs`, after the job's
+ * progress file is written, so a status bar that only `cat`s the line still shows live percent.
+ */
+export function createStatusLineRenderer(home = korttyHome(), minIntervalMs = 1000) {
+  let last = 0;
+  let pending: Promise<void> = Promise.resolve();
+  return {
+    poke(after: Promise<unknown> = Promise.resolve()) {
+      const now = Date.now();
+      if (now - last < minIntervalMs) return;
+      last = now;
+      pending = pending
+        .then(() => after)
+        .then(() => refreshStatusLines(home))
+        .then(
+          () => {},
+          () => {},
+        );
+    },
+    /** Resolves once no render is pending (call before the final refresh). */
+    settle(): Promise<void> {
+      return pending;
+    },
+  };
+}
+
+/**
+ * For long-lived processes (the watcher, the query service): every `everyMs`, re-render the lines
+ * if they changed, so a job that was killed (and so never cleared its progress) stops showing as
+ * syncing within one period.
+ */
+export function startStatusLineKeeper(home = korttyHome(), everyMs = 2000): { stop(): void } {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    // Only keeps existing lines current: never recreates a home that was removed under it.
+    stat(statusPath(home))
+      .then(() => refreshStatusLines(home, { onlyIfChanged: true }))
+      .catch(() => {})
+      .finally(() => {
+        busy = false;
+      });
+  }, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

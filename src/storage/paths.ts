@@ -18,6 +18,14 @@ export const storeLockPath = (storeId: string, home = korttyHome()) => join(stor
 export const modelsDir = (home = korttyHome()) => join(ragDir(home), 'models');
 export const runsDir = (home = korttyHome()) => join(ragDir(home), 'runs');
 export const statusPath = (home = korttyHome()) => join(ragDir(home), 'status.json');
+/** Pre-rendered status lines for status bars that only `cat` a file (tmux #(cat …), WezTerm). */
+export const statusTextPath = (home = korttyHome()) => join(ragDir(home), 'status.txt');
+export const statusTmuxPath = (home = korttyHome()) => join(ragDir(home), 'status.tmux');
+/** The query service's owner-only directory: its socket, its lock and its log. */
+export const serviceDir = (home = korttyHome()) => join(ragDir(home), 'service');
+export const serviceSocketPath = (home = korttyHome()) => join(serviceDir(home), 'query.sock');
+export const serviceLockPath = (home = korttyHome()) => join(serviceDir(home), 'lock');
+export const serviceLogPath = (home = korttyHome()) => join(serviceDir(home), 'service.log');
 export const watcherLockPath = (home = korttyHome()) => join(ragDir(home), 'watch.lock');
 export const watchLogPath = (home = korttyHome()) => join(ragDir(home), 'watch.log');
 export const aiDir = (home = korttyHome()) => join(home, 'ai');

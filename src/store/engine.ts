@@ -3,7 +3,7 @@ import { createError } from '../errors.js';
 import { openSnapshot } from '../index/snapshot-io.js';
 import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js';
 import { createJobPublisher } from '../status/job-file.js';
-import { refreshStatusFile } from '../status/status-file.js';
+import { createStatusLineRenderer, refreshStatusFile } from '../status/status-file.js';
 import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
 import type { ChunkParams, Review, Role, SourceOptions, SyncMode } from '../types.js';
 import { runSync, type SyncResult } from './index-job.js';
@@ -319,25 +319,33 @@ async function job(
   home: string,
 ): Promise<SyncResult> {
   const publisher = createJobPublisher(cfg.id, cfg.name, home);
+  const lines = createStatusLineRenderer(home);
   const ports = hooks.ports ?? (await defaultPortsFor(cfg, home));
+  const jobHooks = hooksFor(hooks, publisher, lines);
   try {
     if (cfg.type === 'qdrant') {
       const { runQdrantSync } = await import('./qdrant-bridge.js');
-      return await runQdrantSync({ ...req, storeId: cfg.id, home, ports, ...hooksFor(hooks, publisher) });
+      return await runQdrantSync({ ...req, storeId: cfg.id, home, ports, ...jobHooks });
     }
-    return await runSync({ ...req, storeId: cfg.id, home, ports, ...hooksFor(hooks, publisher) });
+    return await runSync({ ...req, storeId: cfg.id, home, ports, ...jobHooks });
   } finally {
     await publisher.clear();
+    await lines.settle();
     await refreshStatusFile(home);
   }
 }
 
-function hooksFor(hooks: JobHooks, publisher: ReturnType<typeof createJobPublisher>) {
+function hooksFor(
+  hooks: JobHooks,
+  publisher: ReturnType<typeof createJobPublisher>,
+  lines: ReturnType<typeof createStatusLineRenderer>,
+) {
   return {
     confirm: hooks.confirm,
     signal: hooks.signal,
     onProgress: (p: JobProgress) => {
-      publisher.publish(p);
+      // The pre-rendered status line follows the progress file (throttled to once a second).
+      lines.poke(publisher.publish(p));
       hooks.onProgress?.(p);
     },
   };

@@ -1,6 +1,9 @@
 import test from 'ava';
 import {
   ACTION_KINDS,
+  MCP_ACTION,
+  mcpStoreAccess,
+  mcpVisibleStores,
   parseActionKind,
   retrievalClass,
   retrievalStoresFor,
@@ -64,4 +67,30 @@ test('unknown actions are refused with the list of valid ones', (t) => {
   t.regex(err!.message, /unknown AI action "hack"; expected one of ask, explain, fix/);
   t.throws(() => parseActionKind('toString'), { code: 'ACTION_UNKNOWN' } as never);
   t.throws(() => retrievalClass('constructor' as ActionKind), { code: 'ACTION_UNKNOWN' } as never);
+});
+
+test('MCP clients are autonomous workflows: only opted-in stores, --store narrows and never widens', (t) => {
+  t.is(retrievalClass(MCP_ACTION), 'autonomous');
+  const stores = [
+    { id: 'a', name: 'Auto', roles: ['text'] as Role[], autonomous: true },
+    { id: 'b', name: 'Plain', roles: ['text'] as Role[], autonomous: false },
+    { id: 'c', name: 'Other', roles: [] as Role[], autonomous: true },
+  ];
+  t.deepEqual(
+    mcpVisibleStores(stores).map((s) => s.name),
+    ['Auto', 'Other'],
+  );
+  t.deepEqual(
+    mcpVisibleStores(stores, ['Plain', 'c']).map((s) => s.name),
+    ['Other'],
+  );
+  t.deepEqual(mcpVisibleStores(stores, ['Plain']), []);
+  t.deepEqual(mcpVisibleStores(stores, ['Nope']), []);
+  t.like(mcpStoreAccess('Auto', stores), { ok: true });
+  t.like(mcpStoreAccess('a', stores), { ok: true });
+  t.like(mcpStoreAccess('Plain', stores), { ok: false, reason: 'not-autonomous' });
+  t.like(mcpStoreAccess('Plain', stores, ['Plain']), { ok: false, reason: 'not-autonomous' });
+  t.like(mcpStoreAccess('Other', stores, ['Auto']), { ok: false, reason: 'not-served' });
+  t.like(mcpStoreAccess('Other', stores, ['c']), { ok: true });
+  t.like(mcpStoreAccess('Nope', stores), { ok: false, reason: 'not-found' });
 });

@@ -3,14 +3,15 @@ import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { appendRun, newRunId, readRuns } from '../../src/ai/runs-file.js';
 import {
   createRunRecord,
   flagStale,
   RUN_LINE_PREFIX,
   type RunRecord,
+  runOrigin,
   serializeRun,
 } from '../../src/ai/runs.js';
+import { appendRun, newRunId, readRuns } from '../../src/ai/runs-file.js';
 import { runsDir } from '../../src/storage/paths.js';
 import type { Excerpt } from '../../src/types.js';
 import { cand, useTempHome } from '../retrieve/helpers.js';
@@ -195,4 +196,35 @@ test('a citation whose source changed since the run is flagged stale', (t) => {
   );
   t.deepEqual(changed.staleCited, ['R1']);
   t.deepEqual(flagStale({ ...r, cited: [] }, () => undefined).staleCited, []);
+});
+
+test('MCP records carry via; records without it (older ones) still read', async (t) => {
+  const dir = join(home, 'runs-via');
+  const base = {
+    time: new Date('2026-05-01T10:00:00Z'),
+    action: 'agent' as const,
+    profile: '',
+    stores: [{ id: 's', name: 'S' }],
+    query: 'q',
+    excerpts: [excerpt('R1', 'src', 'a'.repeat(64))],
+    cited: [],
+    status: 'ok' as const,
+  };
+  const mcp = createRunRecord({
+    ...base,
+    id: newRunId(),
+    via: { kind: 'mcp', tool: 'search_knowledge', client: 'x 1' },
+  });
+  t.true(serializeRun(mcp).startsWith(RUN_LINE_PREFIX));
+  await appendRun(mcp, dir);
+  // A record as the previous version wrote it: no `via`.
+  const old = createRunRecord({ ...base, id: newRunId(), action: 'ask', profile: 'writer' });
+  t.false('via' in old);
+  appendFileSync(join(dir, '2026-05-01.jsonl'), serializeRun(old));
+  const { records, damaged } = await readRuns({ dir });
+  t.deepEqual(damaged, []);
+  t.deepEqual(records[0]!.via, { kind: 'mcp', tool: 'search_knowledge', client: 'x 1' });
+  t.is(runOrigin(records[0]!), 'MCP search_knowledge (x 1)');
+  t.is(records[1]!.via, undefined);
+  t.is(runOrigin(records[1]!), 'profile writer');
 });

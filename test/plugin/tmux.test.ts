@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { sanitizeUntrusted } from '../../src/retrieve/sanitize.js';
 import { watcherLockPath } from '../../src/storage/paths.js';
+import { stopQueryService } from '../helpers/query-service.js';
 import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
 import { BIN, cliOnPath, ROOT, startTmux, TMUX_ENTRY, type TmuxEnv, waitFor } from './tmux-harness.js';
 
@@ -99,6 +100,7 @@ test.before(async () => {
 
 test.after.always(async () => {
   await ctx?.tmux.kill();
+  if (ctx) await stopQueryService(ctx.home);
   ctx?.backend.kill('SIGTERM');
   if (ctx) await rm(ctx.work, { recursive: true, force: true });
 });

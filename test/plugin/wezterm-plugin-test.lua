@@ -122,11 +122,38 @@ test('manager key opens kortty-rag tui in a split (argv, no shell)', function()
   check(#spec.args == 2 and spec.args[1] == '/usr/local/bin/kortty-rag' and spec.args[2] == 'tui', 'argv bin tui')
 end)
 
-test('status: runs the CLI with an argv table, throttled, and shows its line', function()
+test('status: reads the pre-rendered line from the status file, no process, follows its changes', function()
+  wezterm.handlers = {}
+  wezterm.children = {}
+  local path = os.tmpname()
+  local function put(s)
+    local f = assert(io.open(path, 'wb'))
+    f:write(s)
+    f:close()
+  end
+  put('RAG idle\n')
+  plugin.apply_to_config({}, { bin = { 'kortty-rag' }, status_file = path })
+  local handler = wezterm.handlers['update-right-status'][1]
+  local window = fake_window('')
+  handler(window, fake_pane())
+  check(window.statuses[1] == 'RAG idle ', 'shows the file, got ' .. tostring(window.statuses[1]))
+  put('RAG syncing Notes 40%\n')
+  handler(window, fake_pane())
+  check(window.statuses[2] == 'RAG syncing Notes 40% ', 'follows the file, got ' .. tostring(window.statuses[2]))
+  check(#wezterm.children == 0, 'no process started')
+  os.remove(path)
+end)
+
+test('status: the default file is $KORTTY_HOME/rag/status.txt', function()
+  local want = (os.getenv('KORTTY_HOME') and os.getenv('KORTTY_HOME') ~= '') and os.getenv('KORTTY_HOME') or ((os.getenv('HOME') or '') .. '/.kortty')
+  check(plugin.status_file(plugin.defaults) == want .. '/rag/status.txt', 'got ' .. plugin.status_file(plugin.defaults))
+end)
+
+test('status: without the file, runs the CLI with an argv table, throttled, and shows its line', function()
   wezterm.handlers = {}
   wezterm.children = {}
   local now = 1000
-  plugin.apply_to_config({}, { bin = { 'kortty-rag' }, status_interval = 5, clock = function()
+  plugin.apply_to_config({}, { bin = { 'kortty-rag' }, status_interval = 5, status_file = '/nonexistent/kortty/status.txt', clock = function()
     return now
   end })
   local handler = wezterm.handlers['update-right-status'][1]

@@ -17,6 +17,7 @@ import {
 } from '../../src/store/engine.js';
 import { openVault } from '../../src/vault/vault.js';
 import { startFakeQdrant } from '../helpers/fake-qdrant.js';
+import { stopQueryService } from '../helpers/query-service.js';
 import { countingPorts, homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
 
 // A Qdrant store through the engine and the CLI, against the Qdrant-compatible loopback server
@@ -232,6 +233,7 @@ test.serial(
         t.false(bytes.includes(canary), 'not in any file under KORTTY_HOME');
     } finally {
       await q.close();
+      await stopQueryService(home);
     }
   },
 );

@@ -2,13 +2,18 @@ import { parseArgs } from 'node:util';
 import { runAction } from '../../ai/ask.js';
 import { formatSourceRef } from '../../ai/citations.js';
 import { parseActionKind } from '../../ai/policy.js';
-import { createSearchDeps } from '../../retrieve/search.js';
+import { createSearchDeps, type SearchRequest, search } from '../../retrieve/search.js';
+import { searchViaService } from '../../service/warm-path.js';
+import { korttyHome } from '../../storage/paths.js';
+import type { Excerpt } from '../../types.js';
 import type { CliIO } from '../io.js';
 import { interruptSignal } from './store.js';
 
 const USAGE = `usage: kortty-rag ask [--action ask|explain|fix|summarize|translate|command|…] [--profile P] [--stdin | --file F] [PROMPT]
 The selection comes from stdin (--stdin) or a file (--file), never from the command line, so terminal
-text never passes through a shell. The answer streams to stdout, then the cited sources.`;
+text never passes through a shell. Progress ("Retrieving from N stores…", then each excerpt's marker
+and path) goes to stderr at once; the answer streams to stdout, then the cited sources. Retrieval goes
+through the query service when it runs (--no-service: in this process; --verbose: say which).`;
 
 // Exit codes: 0 ok, 3 answer rejected by the citation check (raw answer shown), 1 other failure.
 export async function run(argv: string[], io: CliIO): Promise<number> {
@@ -21,6 +26,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       stdin: { type: 'boolean' },
       file: { type: 'string' },
       json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
+      'no-service': { type: 'boolean' },
     },
   });
   const action = parseActionKind(values.action!);
@@ -36,7 +43,32 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     io.stderr.write(`${USAGE}\n`);
     return 2;
   }
+  const home = korttyHome(io.env);
+  const say = (m: string) => io.stderr.write(`kortty-rag ask: ${m}\n`);
+  const verbose = values.verbose ? say : undefined;
+  // Progress goes to stderr (the popup shows it; a pipe on stdout gets only the answer); --json
+  // keeps both streams free of it.
+  const progress = values.json ? undefined : (m: string) => io.stderr.write(`${m}\n`);
   const deps = createSearchDeps();
+  let useService = !values['no-service'];
+  const retrieve = async (req: SearchRequest) => {
+    if (useService) {
+      const warm = await searchViaService(
+        {
+          query: req.query,
+          stores: req.stores.map((s) => s.id),
+          ...(req.mode ? { mode: req.mode } : {}),
+          ...(req.contextWindow !== undefined ? { contextWindow: req.contextWindow } : {}),
+          ...(req.firstMarker !== undefined ? { firstMarker: req.firstMarker } : {}),
+        },
+        { home, verbose, warn: say },
+      );
+      if (warm.ok) return warm.value as unknown as { excerpts: Excerpt[]; block: string };
+      useService = false;
+      verbose?.(`query service not used (${warm.reason}); retrieving in-process`);
+    }
+    return search(req, deps);
+  };
   try {
     const res = await runAction({
       action,
@@ -45,6 +77,19 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       profile: values.profile,
       signal: interruptSignal(),
       searchDeps: deps,
+      retrieve,
+      onPlan: ({ stores, before }) => {
+        const n = `${stores.length} store${stores.length === 1 ? '' : 's'}`;
+        if (stores.length === 0)
+          progress?.('No knowledge store for this action; answering without retrieval.');
+        else if (before) progress?.(`Retrieving from ${n}…`);
+        else progress?.(`The model may search ${n} while it answers.`);
+      },
+      onExcerpts: (excerpts) => {
+        if (excerpts.length === 0) progress?.('  no matching excerpts');
+        for (const e of excerpts) progress?.(`  [${e.marker}] ${formatSourceRef(e)} (${e.storeName})`);
+        progress?.('');
+      },
       onToken: values.json ? undefined : (t) => io.stdout.write(t),
     });
     if (values.json) {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { formatSourceRef } from '../../ai/citations.js';
-import { flagStale } from '../../ai/runs.js';
+import { flagStale, runOrigin } from '../../ai/runs.js';
 import { readRuns } from '../../ai/runs-file.js';
 import { listStores } from '../../store/store-config.js';
 import type { CliIO } from '../io.js';
@@ -28,7 +28,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   if (flagged.length === 0) io.stdout.write('no runs recorded yet\n');
   for (const r of flagged) {
     io.stdout.write(
-      `${r.time}  ${r.action} · profile ${r.profile} · ${r.status}${r.reason ? ` (${r.reason.message})` : ''}\n  query: ${r.query.slice(0, 100).replace(/\s+/g, ' ')}\n`,
+      `${r.time}  ${r.action} · ${runOrigin(r)} · ${r.status}${r.reason ? ` (${r.reason.message})` : ''}\n  query: ${r.query.slice(0, 100).replace(/\s+/g, ' ')}\n`,
     );
     for (const e of r.excerpts) {
       const mark = r.cited.includes(e.marker) ? 'cited' : '     ';

@@ -6,11 +6,13 @@ import { korttyHome, ragDir, watchLogPath } from '../../storage/paths.js';
 import type { WatchEvent, WatchService } from '../../watch/watch-service.js';
 import type { CliIO } from '../io.js';
 
-const USAGE = `usage: kortty-rag watch [--reconcile-seconds N] [--debounce-ms N] [--poll-ms N] [--if-not-running] [--log] [--json]
+const USAGE = `usage: kortty-rag watch [--reconcile-seconds N] [--debounce-ms N] [--poll-ms N] [--if-not-running] [--serve] [--log] [--json]
 Keeps every enabled source in automatic mode in sync: file events trigger incremental updates
 (no review step), and a full rescan every --reconcile-seconds (default 300) is the truth.
 One watcher per $KORTTY_HOME; --if-not-running exits quietly when one is already running.
---log appends to $KORTTY_HOME/rag/watch.log instead of stdout. SIGTERM or Ctrl-C stops cleanly.`;
+--log appends to $KORTTY_HOME/rag/watch.log instead of stdout. SIGTERM or Ctrl-C stops cleanly.
+--serve also hosts the query service (warm search for search, ask and status) while the watcher
+runs, whenever no standalone one does; when idle it unloads its models instead of exiting.`;
 
 export async function run(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -21,6 +23,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       'debounce-ms': { type: 'string' },
       'poll-ms': { type: 'string' },
       'if-not-running': { type: 'boolean' },
+      serve: { type: 'boolean' },
       log: { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -61,6 +64,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   // Signals are handled from here on: one that arrives while the service is still starting (loading
   // the engine, reading stores) stops it as soon as it is up, so the lock is always released.
   let svc: WatchService | undefined;
+  let hosting: { stop(): Promise<void> } | undefined;
+  let keeper: { stop(): void } | undefined;
   let stopRequested = false;
   const stop = () => {
     stopRequested = true;
@@ -78,6 +83,27 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       ...(quietMs !== undefined ? { schedule: { quietMs } } : {}),
     });
     if (stopRequested) void svc.stop();
+    // The status line follows job files even when a job dies without clearing its progress.
+    const { startStatusLineKeeper } = await import('../../status/status-file.js');
+    keeper = startStatusLineKeeper(home);
+    if (values.serve && !stopRequested) {
+      const [{ hostQueryService }, { readServiceConfig }] = await Promise.all([
+        import('../../service/host.js'),
+        import('../../service/service-config.js'),
+      ]);
+      const { idleMinutes } = await readServiceConfig(home);
+      hosting = hostQueryService({
+        home,
+        host: 'watcher',
+        idleMinutes,
+        log: (m) =>
+          out.write(
+            values.json
+              ? `${JSON.stringify({ at: new Date().toISOString(), type: 'service', message: m })}\n`
+              : `${new Date().toISOString()} ${m}\n`,
+          ),
+      });
+    }
     await svc.stopped;
   } catch (err) {
     if (values['if-not-running'] && isKorttyError(err, 'WATCHER_RUNNING')) {
@@ -86,6 +112,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     throw err;
   } finally {
+    keeper?.stop();
+    await hosting?.stop();
     for (const s of signals) process.off(s, stop);
   }
   if (out !== io.stdout) await new Promise<void>((r) => (out as import('node:fs').WriteStream).end(r));

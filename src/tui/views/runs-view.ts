@@ -1,4 +1,4 @@
-import type { RunWithStaleness, StaleExcerpt } from '../../ai/runs.js';
+import { type RunWithStaleness, runOrigin, type StaleExcerpt } from '../../ai/runs.js';
 import { box, type Frame, type Line, seg } from '../styled.js';
 import { renderTable, type TableRow } from '../table.js';
 import { formatTime, truncate } from '../text.js';
@@ -18,7 +18,7 @@ export function runsTab(v: ViewContext, width: number, height: number): Frame {
     cells: [
       wide ? formatTime(r.time) : formatTime(r.time).slice(5),
       r.action,
-      r.profile,
+      r.via ? runOrigin(r) : r.profile,
       r.stores.map((s) => s.name).join(',') || '-',
       String(r.excerpts.length),
       r.cited.join(' ') || '-',
@@ -71,7 +71,7 @@ export function runDetail(run: RunWithStaleness, width: number): Line[] {
     {
       segs: [
         seg(
-          ` ${run.profile}${run.model ? ` · ${run.model}` : ''} · ${run.status}`,
+          ` ${run.via ? runOrigin(run) : run.profile}${run.model ? ` · ${run.model}` : ''} · ${run.status}`,
           run.status === 'ok' ? 'dimmed' : 'statusError',
         ),
         seg(run.reason ? ` · ${run.reason.code}: ${run.reason.message}` : '', 'statusError'),

@@ -1,0 +1,135 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { STARTER_MODEL_ID } from '../src/embed/starter-model.js';
+import { addSources, createStore } from '../src/store/engine.js';
+import type { BenchRow } from './run.js';
+
+// What a user waits for when a terminal key runs `kortty-rag search`: the wall time of a fresh
+// process, from spawn to exit, against `node -e 0` measured in the same run (the floor for any
+// Node CLI). Warm: the query service is running with the model and snapshot loaded, so the
+// process only starts Node, loads the lean client path and asks over the socket. Cold: the same
+// command with --no-service, which loads the engine, the tokenizer and the model and opens the
+// snapshot itself (what every search paid before the service). The store is a real one: 300
+// generated documents indexed with the starter model through the real sync.
+// KORTTY_BENCH_SERVICE_RUNS sets the number of timed warm runs (default 25; cold runs are a third).
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('../../bin/kortty-rag.js', import.meta.url));
+const QUERIES = [
+  'tar archive listing without extracting',
+  'kiwi orchard irrigation schedule',
+  'rotate the ssh keys',
+];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+async function wall(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; stdout: string; stderr: string }> {
+  const t0 = performance.now();
+  const { stdout, stderr } = await run(args[0]!, args.slice(1), { env, maxBuffer: 16 << 20 });
+  return { ms: performance.now() - t0, stdout, stderr };
+}
+
+function corpus(): Record<string, string> {
+  const words =
+    'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa'.split(
+      ' ',
+    );
+  const topics = [
+    'tar archive',
+    'kiwi orchard',
+    'ssh keys',
+    'bicycle chain',
+    'sourdough bread',
+    'git rebase',
+  ];
+  const files: Record<string, string> = {};
+  let s = 7;
+  for (let i = 0; i < 300; i++) {
+    const topic = topics[i % topics.length]!;
+    const lines = [`# ${topic} ${i}`, ''];
+    for (let l = 0; l < 40; l++) {
+      const w: string[] = [topic];
+      for (let j = 0; j < 12; j++) {
+        s = (s * 1103515245 + 12345) & 0x7fffffff;
+        w.push(words[s % words.length]!);
+      }
+      lines.push(`${w.join(' ')}.`);
+    }
+    files[`doc-${String(i).padStart(3, '0')}.md`] = `${lines.join('\n')}\n`;
+  }
+  return files;
+}
+
+export async function benchService(): Promise<BenchRow[]> {
+  const runs = Number(process.env.KORTTY_BENCH_SERVICE_RUNS ?? 25);
+  const home = await mkdtemp(join(tmpdir(), 'kortty-bench-service-'));
+  const env = { ...process.env, KORTTY_HOME: home };
+  try {
+    const docs = join(home, 'docs');
+    await mkdir(docs, { recursive: true });
+    for (const [name, text] of Object.entries(corpus())) await writeFile(join(docs, name), text);
+    await createStore({ name: 'bench', modelId: STARTER_MODEL_ID }, home);
+    await addSources('bench', [{ kind: 'folder', path: docs }], {}, home);
+    // A loaded machine must not turn a warm answer into a fallback mid-measurement.
+    await writeFile(
+      join(home, 'rag', 'config.json'),
+      JSON.stringify({ service: { answerTimeoutMs: 60_000, startTimeoutMs: 60_000 } }),
+    );
+
+    const node = [process.execPath, '-e', '0'];
+    const search = (q: string, ...extra: string[]) => [
+      process.execPath,
+      BIN,
+      'search',
+      ...extra,
+      '--store',
+      'bench',
+      q,
+    ];
+
+    // Start the service and warm it (model, tokenizer, snapshot).
+    const first = await wall(search(QUERIES[0]!, '--verbose'), env);
+    if (!/answered by the query service/.test(first.stderr))
+      throw new Error(`the service did not answer:\n${first.stderr}`);
+    for (const q of QUERIES) await wall(search(q), env);
+
+    const anchor: number[] = [];
+    const warm: number[] = [];
+    const cold: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      anchor.push((await wall(node, env)).ms);
+      const r = await wall(search(QUERIES[i % QUERIES.length]!, '--verbose'), env);
+      if (!/answered by the query service/.test(r.stderr))
+        throw new Error(`a warm run fell back:\n${r.stderr}`);
+      warm.push(r.ms);
+      if (i % 3 === 0) cold.push((await wall(search(QUERIES[i % QUERIES.length]!, '--no-service'), env)).ms);
+    }
+    const base = median(anchor);
+    const w = median(warm);
+    const c = median(cold);
+    return [
+      {
+        name: 'service: search, warm service / node -e 0',
+        ratio: w / base,
+        details: `fresh process p50 ${w.toFixed(0)} ms p90 ${pct(warm, 0.9).toFixed(0)} ms; node -e 0 p50 ${base.toFixed(0)} ms (aim <= 2.5x); ${runs} runs`,
+      },
+      {
+        name: 'service: search, cold in-process / node -e 0',
+        ratio: c / base,
+        details: `--no-service p50 ${c.toFixed(0)} ms (loads model, tokenizer, snapshot); ${cold.length} runs; warm is ${(c / w).toFixed(1)}x faster`,
+      },
+    ];
+  } finally {
+    await run(process.execPath, [BIN, 'service', 'stop'], { env }).catch(() => {});
+    await rm(home, { recursive: true, force: true });
+  }
+}
