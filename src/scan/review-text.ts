@@ -1,5 +1,6 @@
 import type { Review, ReviewRow } from '../types.js';
 import { pad, width } from '../util/display-width.js';
+import { sanitizeLine } from '../util/terminal-text.js';
 import { formatGroup } from './formats.js';
 import { formatBytes, formatCount } from './units.js';
 
@@ -7,8 +8,15 @@ import { formatBytes, formatCount } from './units.js';
 // Paths and explanations are already display-safe (see display-name.ts).
 
 export function reviewToLines(review: Review, kind: 'file' | 'folder'): string[] {
-  const lines = [`== ${review.root} (${kind})`];
-  const rows = review.rows.map((r) => [r.status, formatBytes(r.size), r.format ?? '-', r.relPath, note(r)]);
+  const lines = [`== ${sanitizeLine(review.root)} (${kind})`];
+  // Cells are sanitized before they are measured: a .gitignore pattern or a name may hold anything.
+  const rows = review.rows.map((r) => [
+    r.status,
+    formatBytes(r.size),
+    r.format ?? '-',
+    sanitizeLine(r.relPath),
+    sanitizeLine(note(r)),
+  ]);
   const head = ['STATUS', 'SIZE', 'FORMAT', 'PATH', 'NOTE'];
   const colWidth = (i: number) => Math.max(width(head[i]!), ...rows.map((r) => width(r[i]!)));
   const w = [colWidth(0), colWidth(1), Math.min(colWidth(2), 16), Math.min(colWidth(3), 60)];
@@ -16,7 +24,7 @@ export function reviewToLines(review: Review, kind: 'file' | 'folder'): string[]
     `${pad(c[0]!, w[0]!)}  ${pad(c[1]!, w[1]!, 'right')}  ${pad(c[2]!, w[2]!)}  ${pad(c[3]!, w[3]!)}  ${c[4]}`.trimEnd();
   lines.push(line(head), ...rows.map(line));
   if (review.rows.length === 0) lines.push('(no entries)');
-  for (const path of review.removed) lines.push(`removed   ${path}`);
+  for (const path of review.removed) lines.push(`removed   ${sanitizeLine(path)}`);
   lines.push(...summaryLines(review));
   return lines;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { isProblem } from '../../src/scan/skip-kinds.js';
 import { computeStatus, formatStatus } from '../../src/status/status-model.js';
-import { storeConfigPath } from '../../src/storage/paths.js';
+import { statusTextPath, statusTmuxPath, storeConfigPath } from '../../src/storage/paths.js';
 import { addSources, createStore, findStore } from '../../src/store/engine.js';
 import { migrateSourceCounts } from '../../src/store/source-counts.js';
 import { listStores, loadStore } from '../../src/store/store-config.js';
@@ -73,6 +73,9 @@ test('a folder of four binaries: 4 skipped, 0 problems, the status line stays id
   t.is(info.skipped, 4);
   t.is(formatStatus(info, 'plain'), 'RAG idle');
   t.is(formatStatus(info, 'tmux'), '#[fg=green]RAG idle#[default]');
+  // The pre-rendered lines a status bar reads, as the job left them.
+  t.is(await readFile(statusTextPath(home), 'utf8'), 'RAG idle\n');
+  t.is(await readFile(statusTmuxPath(home), 'utf8'), '#[fg=green]RAG idle#[default]\n');
 
   // A real failure (a .md file that is not UTF-8) is a problem and turns the line orange.
   const bad = await tree({ 'latin1.md': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) });
@@ -81,13 +84,14 @@ test('a folder of four binaries: 4 skipped, 0 problems, the status line stays id
   t.is(info2.problems, 1);
   t.is(formatStatus(info2, 'plain'), 'RAG 1 problem');
   t.regex(formatStatus(info2, 'tmux'), /^#\[fg=colour208\]/);
+  t.is(await readFile(statusTextPath(home), 'utf8'), 'RAG 1 problem\n');
 });
 
 test('store.json from before: problems split into problems and skipped on load', async (t) => {
   const home = await homeWithStarter();
   dirs.push(home);
-  await createStore({ name: 'Old', modelId: 'kortty-lexical-starter' }, home);
-  const path = storeConfigPath('old', home);
+  const { id } = await createStore({ name: 'Old', modelId: 'kortty-lexical-starter' }, home);
+  const path = storeConfigPath(id, home);
   const cfg = JSON.parse(await readFile(path, 'utf8'));
   const entry = (reason: string, i: number) => ({ path: `/d/f${i}`, reason, explanation: reason });
   const old = (id: string, problems: number, reasons: string[]) => ({
@@ -112,7 +116,7 @@ test('store.json from before: problems split into problems and skipped on load',
     old('cut-mixed', 60, ['hidden', 'pdf-invalid']),
   ];
   await writeFile(path, JSON.stringify(cfg));
-  const loaded = await loadStore('old', home);
+  const loaded = await loadStore(id, home);
   const by = Object.fromEntries(
     loaded.sources.map((s) => [s.id, [s.problems, s.skipped, s.problemList.length, s.skippedList.length]]),
   );

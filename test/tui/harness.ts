@@ -59,6 +59,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   cwd?: string;
   timeoutMs?: number;
+  /** The arguments after the binary (default: `tui` and the keymap and theme options). */
+  argv?: string[];
 }
 
 export interface Tui {
@@ -120,9 +122,11 @@ export async function startTui(o: StartOptions): Promise<Tui> {
   term.unicode.activeVersion = '11';
   const args = [
     BIN,
-    'tui',
-    ...(o.keymap ? ['--keymap', o.keymap] : []),
-    ...(o.theme ? ['--theme', o.theme] : []),
+    ...(o.argv ?? [
+      'tui',
+      ...(o.keymap ? ['--keymap', o.keymap] : []),
+      ...(o.theme ? ['--theme', o.theme] : []),
+    ]),
   ];
   const t0 = performance.now();
   const proc = pty.spawn(process.execPath, args, {
