@@ -1,7 +1,7 @@
 import type { Hint } from '../bindings.js';
 import type { AppState, Dialog } from '../state.js';
 import { type Frame, fitFrame, type Line, overlay, type Seg, seg } from '../styled.js';
-import { strWidth, truncate } from '../text.js';
+import { fitText, strWidth, truncate } from '../text.js';
 import { assistantView } from './assistant-view.js';
 import { browserView } from './browser-view.js';
 import { levelRole } from './common.js';
@@ -124,7 +124,7 @@ function titleBar(s: AppState, width: number): Line {
   ];
   const used = left.reduce((n, x) => n + strWidth(x.text), 0);
   const room = width - used;
-  return { segs: [...left, seg(room > strWidth(right) ? right.padStart(room) : '', 'dimmed')] };
+  return { segs: [...left, seg(room > strWidth(right) ? fitText(right, room, 'right') : '', 'dimmed')] };
 }
 
 function statusLine(v: ViewContext, width: number): Line {
