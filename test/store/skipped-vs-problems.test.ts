@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import test from 'ava';
 import { isProblem } from '../../src/scan/skip-kinds.js';
 import { computeStatus, formatStatus } from '../../src/status/status-model.js';
@@ -14,6 +17,7 @@ import { homeWithStarter } from '../helpers/store-env.js';
 // Files skipped by design are counted as skipped; only failures are problems, and only they turn
 // the status line orange. Old store.json records (problems only) load and are split.
 
+const BIN = fileURLToPath(new URL('../../../bin/kortty-rag.js', import.meta.url));
 const dirs: string[] = [];
 test.after.always(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
 
@@ -76,6 +80,14 @@ test('a folder of four binaries: 4 skipped, 0 problems, the status line stays id
   // The pre-rendered lines a status bar reads, as the job left them.
   t.is(await readFile(statusTextPath(home), 'utf8'), 'RAG idle\n');
   t.is(await readFile(statusTmuxPath(home), 'utf8'), '#[fg=green]RAG idle#[default]\n');
+  // The CLI's source table has a column for each.
+  const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'source', 'list', 'Bins'], {
+    env: { ...process.env, KORTTY_HOME: home },
+  });
+  const [head, row] = stdout.trimEnd().split('\n');
+  const col = (name: string) => row!.slice(head!.indexOf(name)).split(/\s+/)[0];
+  t.is(col('PROBLEMS'), '0');
+  t.is(col('SKIPPED'), '4');
 
   // A real failure (a .md file that is not UTF-8) is a problem and turns the line orange.
   const bad = await tree({ 'latin1.md': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) });

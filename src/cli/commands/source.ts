@@ -90,6 +90,7 @@ const list = defineCommand({
       s.enabled ? s.status : 'DISABLED',
       `${s.files}/${s.chunks}`,
       String(s.problems),
+      String(s.skipped),
       s.lastIndexedAt ?? '-',
     ]);
     out(
@@ -97,7 +98,7 @@ const list = defineCommand({
       cfg.sources.length === 0
         ? `store "${sanitizeLine(cfg.name)}" has no sources: kortty-rag source add ${sanitizeLine(cfg.name)} PATH`
         : table([
-            ['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'],
+            ['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'SKIPPED', 'LAST INDEXED'],
             ...rows,
           ]),
     );
