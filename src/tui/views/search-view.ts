@@ -1,4 +1,5 @@
 import type { Excerpt } from '../../types.js';
+import { sanitizeTerminal } from '../../util/terminal-text.js';
 import { clampCursor } from '../line-editor.js';
 import type { SearchDialog } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
@@ -87,7 +88,10 @@ export function searchView(d: SearchDialog, v: ViewContext): Frame {
       ],
     });
     // Exactly the block the model gets: spaces kept, tabs at their columns, long lines wrapped.
-    const lines = d.result.block.split('\n').flatMap((l) => wrapPreformatted(l, w - 2));
+    // Sanitized before it is wrapped, so a control shown as `\x1b` is measured at its shown width.
+    const lines = sanitizeTerminal(d.result.block)
+      .split('\n')
+      .flatMap((l) => wrapPreformatted(l, w - 2));
     const room = Math.max(1, height - 2 - body.length);
     const start = Math.min(d.scroll, Math.max(0, lines.length - room));
     for (const l of lines.slice(start, start + room)) {
