@@ -9,10 +9,34 @@ import stringWidth from 'string-width';
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const PLAIN = /^[\x20-\x7e]*$/;
 
+// Grapheme widths met so far: string-width's rules (regexes over Unicode properties) cost
+// microseconds per grapheme, and a pane repaints the same few non-ASCII graphemes every frame.
+const known = new Map<string, 1 | 2 | 0>();
+const KNOWN_MAX = 4096;
+
+/**
+ * Cells one grapheme takes: 0, 1 or 2. A cluster string-width counts wider (a run of conjoining
+ * jamo) is capped at 2: one grapheme is one screen cell or a wide pair, so width() and the
+ * painter's grid agree on every column.
+ */
+function graphemeWidth(g: string): 0 | 1 | 2 {
+  const c = g.charCodeAt(0);
+  if (g.length === 1 && c >= 0x20 && c < 0x7f) return 1;
+  let w = known.get(g);
+  if (w === undefined) {
+    w = Math.min(2, stringWidth(g, { countAnsiEscapeCodes: true })) as 0 | 1 | 2;
+    if (known.size >= KNOWN_MAX) known.clear();
+    if (g.length <= 32) known.set(g, w);
+  }
+  return w;
+}
+
 /** Cells a string takes. Control characters take none (sanitize before printing them). */
 export function width(s: string): number {
   if (PLAIN.test(s)) return s.length;
-  return stringWidth(s, { countAnsiEscapeCodes: true });
+  let w = 0;
+  for (const { segment } of segmenter.segment(s)) w += graphemeWidth(segment);
+  return w;
 }
 
 export interface Grapheme {
@@ -25,7 +49,7 @@ export function graphemes(s: string): Grapheme[] {
   if (PLAIN.test(s)) return Array.from(s, (c) => ({ text: c, width: 1 }));
   const out: Grapheme[] = [];
   for (const { segment } of segmenter.segment(s)) {
-    out.push({ text: segment, width: Math.min(2, stringWidth(segment, { countAnsiEscapeCodes: true })) });
+    out.push({ text: segment, width: graphemeWidth(segment) });
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import test from 'ava';
+import stringWidth from 'string-width';
 import { table } from '../../src/cli/progress.js';
 import { reviewToLines } from '../../src/scan/review-text.js';
 import { renderTable } from '../../src/tui/table.js';
@@ -52,6 +53,32 @@ test('width: emoji, CJK, combining marks, ZWJ sequences, skin tones, VS16, flags
       [FAMILY, 2],
     ],
   );
+});
+
+test('width agrees with string-width and with the painted graphemes, repeated or not', (t) => {
+  const samples = [
+    `${ROCKET}${THUMBS_TONE}${FAMILY}${HEART_VS16}${E_ACUTE}${FLAG}`,
+    '日本語メモ · Заметки · ｶﾞ · Ａ',
+    'keycap 1\uFE0F\u20E3, zero\u200Bwidth, tab\tx',
+    'Ελληνικά, עִבְרִית, हिन्दी, ไทย',
+  ];
+  for (const s of samples) {
+    // Twice: the second answer comes from the cache of graphemes already measured.
+    for (let i = 0; i < 2; i++) {
+      t.is(width(s), stringWidth(s, { countAnsiEscapeCodes: true }), JSON.stringify(s));
+      t.is(
+        width(s),
+        graphemes(s).reduce((n, g) => n + g.width, 0),
+        JSON.stringify(s),
+      );
+    }
+  }
+  // A cluster string-width counts wider than two cells (repeated leading jamo) is one wide cell
+  // pair, as the painter draws it: the layout and the grid never disagree.
+  const jamo = '\u1100\u1100\u1100';
+  t.is(graphemes(jamo).length, 1);
+  t.true(stringWidth(jamo) > 2);
+  t.is(width(jamo), 2);
 });
 
 test('truncate, pad and slice by cells never split a grapheme', (t) => {
