@@ -69,7 +69,8 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
   // such a directory gets the hashed id, which no older id can be.
   const taken = new Set([...existing.map((s) => s.id), ...(await listStoreIds(home))]);
   const id = taken.has(storeIdFor(name)) ? storeIdFor(name, { hashed: true }) : storeIdFor(name);
-  if (taken.has(id)) throw createError('STORE_EXISTS', { name });
+  // A directory of this id without a store (a leftover) is cleared below; a store is never replaced.
+  if (existing.some((s) => s.id === id)) throw createError('STORE_EXISTS', { name });
   const chunk = { ...DEFAULT_CHUNK, ...input.chunk };
   if (
     chunk.chunkTokens < 50 ||

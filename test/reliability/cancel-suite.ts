@@ -62,7 +62,7 @@ export async function runCancelSuite(opts: CancelSuiteOptions): Promise<SuiteRow
     const small = join(scratch, 'small');
     await writeTree(small, { 'a.md': prose('apples', 30, 1), 'b.md': prose('bananas', 30, 2) });
     // Small chunks: many batches (cancel points) for little text to extract first.
-    await createStore(
+    const { id } = await createStore(
       { name: 'Docs', modelId: STARTER_MODEL_ID, chunk: { chunkTokens: 200, overlapTokens: 40 } },
       home,
     );
@@ -72,10 +72,10 @@ export async function runCancelSuite(opts: CancelSuiteOptions): Promise<SuiteRow
     for (let i = 0; i < (opts.files ?? 8); i++) files[`f${i}.md`] = prose(`topic${i}`, 300, i + 10);
     await writeTree(big, files);
 
-    const dir = storeDir('docs', home);
+    const dir = storeDir(id, home);
     const before = {
-      cfg: sha(await readFile(storeConfigPath('docs', home))),
-      snap: sha(await readFile(snapshotPath('docs', home))),
+      cfg: sha(await readFile(storeConfigPath(id, home))),
+      snap: sha(await readFile(snapshotPath(id, home))),
       entries: (await readdir(dir)).sort(),
     };
     check(
@@ -114,8 +114,8 @@ export async function runCancelSuite(opts: CancelSuiteOptions): Promise<SuiteRow
       const outcome = new Promise<unknown>((resolve) => {
         child.on('close', (code, signal) => {
           exited = true;
-          // A cancelled CLI job reports JOB_CANCELLED's message and exits 1.
-          if (code === 1 && /cancelled before activation/.test(stderr)) resolve({ code: 'JOB_CANCELLED' });
+          // A cancelled CLI job clears its progress line, says nothing changed and exits 130.
+          if (code === 130 && /cancelled; nothing changed/.test(stderr)) resolve({ code: 'JOB_CANCELLED' });
           else resolve(`exit ${signal ?? code}: ${stderr.trim().slice(-500)}`);
         });
       });
@@ -171,8 +171,8 @@ export async function runCancelSuite(opts: CancelSuiteOptions): Promise<SuiteRow
         entries.join(',') === before.entries.join(','),
         `${what}: left behind in the store directory: ${entries.filter((e) => !before.entries.includes(e)).join(', ')}`,
       );
-      check(sha(await readFile(storeConfigPath('docs', home))) === before.cfg, `${what}: store.json changed`);
-      check(sha(await readFile(snapshotPath('docs', home))) === before.snap, `${what}: index.hnsw changed`);
+      check(sha(await readFile(storeConfigPath(id, home))) === before.cfg, `${what}: store.json changed`);
+      check(sha(await readFile(snapshotPath(id, home))) === before.snap, `${what}: index.hnsw changed`);
       return cancelledAt;
     };
 

@@ -94,18 +94,18 @@ export async function runDeleteSuite(opts: DeleteSuiteOptions = {}): Promise<Sui
   try {
     const src = join(home, 'src');
     await writeTree(src, { 'a.md': prose('apples', 40, 1), 'b.md': prose('bananas', 40, 2) });
-    await createStore(
+    const { id } = await createStore(
       { name: 'Docs', modelId: STARTER_MODEL_ID, chunk: { chunkTokens: 100, overlapTokens: 20 } },
       home,
     );
     await addSources('Docs', [{ kind: 'folder', path: src }], {}, home);
-    const dir = storeDir('docs', home);
+    const dir = storeDir(id, home);
     const template = {
-      cfg: await readFile(storeConfigPath('docs', home)),
-      snap: await readFile(snapshotPath('docs', home)),
+      cfg: await readFile(storeConfigPath(id, home)),
+      snap: await readFile(snapshotPath(id, home)),
     };
-    const fingerprint = (await loadStore('docs', home)).fingerprint;
-    const docsBefore = (await storeStats(await loadStore('docs', home), home)).documents;
+    const fingerprint = (await loadStore(id, home)).fingerprint;
+    const docsBefore = (await storeStats(await loadStore(id, home), home)).documents;
     check(docsBefore === 2, `fixture store has ${docsBefore} documents`);
 
     const kills: Kill[] = [
@@ -122,8 +122,8 @@ export async function runDeleteSuite(opts: DeleteSuiteOptions = {}): Promise<Sui
         // The store as it was: the two files and nothing else.
         await rm(storesDir(home), { recursive: true, force: true });
         await mkdir(dir, { recursive: true });
-        await writeFile(storeConfigPath('docs', home), template.cfg);
-        await writeFile(snapshotPath('docs', home), template.snap);
+        await writeFile(storeConfigPath(id, home), template.cfg);
+        await writeFile(snapshotPath(id, home), template.snap);
 
         const res = await runDelete(home, kill);
         if (res.signal === 'SIGKILL') killed++;
@@ -135,7 +135,7 @@ export async function runDeleteSuite(opts: DeleteSuiteOptions = {}): Promise<Sui
           !left.some((n) => n.startsWith('.deleted-')),
           `tombstone left after listing: ${left.join(', ')}`,
         );
-        if (ids.includes('docs')) {
+        if (ids.includes(id)) {
           survived++;
           check(res.signal === 'SIGKILL', 'a completed delete left the store listed');
           const entries = (await readdir(dir)).filter((e) => !e.startsWith('lock'));
@@ -144,22 +144,22 @@ export async function runDeleteSuite(opts: DeleteSuiteOptions = {}): Promise<Sui
             `a listed store holds ${entries.join(', ')}`,
           );
           check(
-            (await readFile(storeConfigPath('docs', home))).equals(template.cfg),
+            (await readFile(storeConfigPath(id, home))).equals(template.cfg),
             'store.json of the listed store changed',
           );
           check(
-            (await readFile(snapshotPath('docs', home))).equals(template.snap),
+            (await readFile(snapshotPath(id, home))).equals(template.snap),
             'the listed store lost or changed its snapshot',
           );
-          const snap = await openSnapshot(snapshotPath('docs', home), { expectFingerprint: fingerprint });
+          const snap = await openSnapshot(snapshotPath(id, home), { expectFingerprint: fingerprint });
           check(snap?.data.docs.length === 2, 'the listed store does not open with its documents');
           snap?.close();
           // Deleting again succeeds: the killed holder's lock is taken over.
           await deleteStore('Docs', {}, home);
-          check(!(await listStoreIds(home)).includes('docs'), 'a second delete left the store');
+          check(!(await listStoreIds(home)).includes(id), 'a second delete left the store');
         } else {
           check(
-            !left.includes('docs'),
+            !left.includes(id),
             `the store is gone from the listing but its directory remains: ${left.join(', ')}`,
           );
         }
@@ -176,11 +176,8 @@ export async function runDeleteSuite(opts: DeleteSuiteOptions = {}): Promise<Sui
     await row.trial(async () => {
       await rm(storesDir(home), { recursive: true, force: true });
       await mkdir(dir, { recursive: true });
-      await writeFile(snapshotPath('docs', home), template.snap);
-      check(
-        !(await listStores(home)).some((x) => x.id === 'docs'),
-        'a directory without store.json is listed',
-      );
+      await writeFile(snapshotPath(id, home), template.snap);
+      check(!(await listStores(home)).some((x) => x.id === id), 'a directory without store.json is listed');
       const fresh = await createStore({ name: 'Docs', modelId: STARTER_MODEL_ID }, home);
       const stats = await storeStats(fresh, home);
       check(stats.documents === 0, `a new store adopted a leftover snapshot (${stats.documents} documents)`);
