@@ -4,7 +4,6 @@ import test from 'ava';
 import { STARTER_MODEL_ID } from '../../src/embed/starter-model.js';
 import { snapshotPath } from '../../src/storage/paths.js';
 import { createStore, findStore } from '../../src/store/engine.js';
-import { storeIdFor } from '../../src/store/store-config.js';
 import { keyLabel } from '../../src/tui/keymap.js';
 import { bigTree, homeWithModel, homeWithStore, prose, removeTempDirs, sourceTree } from './env.js';
 import { choosePath, focusField, highlighted, selectRow } from './flows.js';
@@ -134,7 +133,7 @@ test('removing a source says what left the index', async (t) => {
 });
 
 test('hints show only keys that work now; dialogs and the hint bar name the same close key', async (t) => {
-  const { home } = await homeWithStore({ 'a.md': prose('apples', 5, 1) });
+  const { home, id } = await homeWithStore({ 'a.md': prose('apples', 5, 1) });
   const big = await bigTree(3000);
   const tui = await startTui({ home });
   const quit = `${keyLabel(tui.keymap.keys['universal.quit'][0]!)} quit`;
@@ -160,7 +159,7 @@ test('hints show only keys that work now; dialogs and the hint bar name the same
     await tui.press('stores.open');
 
     // A failure dialog (a damaged snapshot): its footer and the hint bar say the same key.
-    await writeFile(snapshotPath(storeIdFor('Docs'), home), 'not a snapshot');
+    await writeFile(snapshotPath(id, home), 'not a snapshot');
     await tui.press('sources.updateNow');
     s = await tui.waitFor((x) => x.includes('Indexing failed'));
     const close = `${keyLabel(tui.keymap.keys['summary.close'][0]!)} close`;
