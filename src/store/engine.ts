@@ -203,6 +203,8 @@ export function newSourceRecord(
     chunks: 0,
     problems: 0,
     problemList: [],
+    skipped: 0,
+    skippedList: [],
     hashes: {},
   };
 }

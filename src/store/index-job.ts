@@ -2,6 +2,7 @@ import { createError, isKorttyError, KorttyError } from '../errors.js';
 import { openSnapshot, type SnapshotStep, writeSnapshot } from '../index/snapshot-io.js';
 import type { SnapshotChunk, SnapshotDoc } from '../index/snapshot-types.js';
 import { chunkId } from '../index/snapshot-types.js';
+import { isProblem } from '../scan/skip-kinds.js';
 import type { FsEnv } from '../storage/fs-env.js';
 import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
 import type { Review } from '../types.js';
@@ -278,12 +279,11 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
       indexed: built.size,
       unchanged: outcomes.reduce((n, o) => n + (o.plan?.reuse.length ?? 0), 0),
       removed: removedDocs,
-      skipped:
-        outcomes.reduce((n, o) => n + (o.plan?.skipped ?? 0), 0) +
-        [...problems.values()].reduce((n, l) => n + l.length, 0),
+      skipped: 0,
       chunksEmbedded: embedded,
+      // Only this job's sources: the other sources' chunks were not part of it.
       chunksReused: nextDocs
-        .filter((d) => !built.has(`${d.sourceId}\0${d.path}`))
+        .filter((d) => outcomeById.has(d.sourceId) && !built.has(`${d.sourceId}\0${d.path}`))
         .reduce((n, d) => n + d.chunks.length, 0),
       problems: 0,
     };
@@ -296,19 +296,21 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         continue;
       }
       const docs = nextDocs.filter((d) => d.sourceId === s.id);
-      const skippedRows = o.review?.rows.filter((r) => r.status === 'skipped') ?? [];
+      const skippedRows = (o.review?.rows.filter((r) => r.status === 'skipped') ?? []).map((r) => ({
+        path: r.path,
+        reason: r.reason ?? 'skipped',
+        explanation: r.explanation,
+      }));
       const problemList = [
         ...(o.fatal ? [{ path: s.path, reason: o.fatal.status, explanation: o.fatal.reason }] : []),
-        ...skippedRows.map((r) => ({
-          path: r.path,
-          reason: r.reason ?? 'skipped',
-          explanation: r.explanation,
-        })),
+        ...skippedRows.filter((r) => isProblem(r.reason)),
         ...(problems.get(s.id) ?? []),
       ];
+      const skippedList = skippedRows.filter((r) => !isProblem(r.reason));
       const status: SourceRecord['status'] = o.fatal ? o.fatal.status : s.enabled ? 'READY' : 'DISABLED';
       statuses[s.id] = status;
       summary.problems += problemList.length;
+      summary.skipped += skippedList.length;
       nextSources.push({
         ...s,
         status,
@@ -317,6 +319,8 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         chunks: docs.reduce((n, d) => n + d.chunks.length, 0),
         problems: problemList.length,
         problemList: problemList.slice(0, MAX_PROBLEMS_KEPT),
+        skipped: skippedList.length,
+        skippedList: skippedList.slice(0, MAX_PROBLEMS_KEPT),
         lastIndexedAt: o.fatal ? s.lastIndexedAt : now,
         hashes: Object.fromEntries(docs.map((d) => [d.path, d.sha256])),
       });

@@ -90,6 +90,7 @@ const list = defineCommand({
       s.enabled ? s.status : 'DISABLED',
       `${s.files}/${s.chunks}`,
       String(s.problems),
+      String(s.skipped),
       s.lastIndexedAt ?? '-',
     ]);
     // Why a source is ERROR or MISSING (a failed sync, a refused or vanished root).
@@ -102,7 +103,7 @@ const list = defineCommand({
         ? `store "${sanitizeLine(cfg.name)}" has no sources: kortty-rag source add ${sanitizeLine(cfg.name)} PATH`
         : [
             table([
-              ['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'],
+              ['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'SKIPPED', 'LAST INDEXED'],
               ...rows,
             ]),
             ...reasons,
