@@ -4,4 +4,5 @@ export { formatSourceRef } from '../ai/citations.js';
 export { formatLocation } from '../retrieve/block.js';
 export { formatGroup } from '../scan/formats.js';
 export { isExcludedDir, isHidden, MiB } from '../scan/rules.js';
+export { isProblem } from '../scan/skip-kinds.js';
 export { formatBytes } from '../scan/units.js';

@@ -2,11 +2,13 @@ import { createError, isKorttyError, KorttyError } from '../errors.js';
 import { openSnapshot, type SnapshotStep, writeSnapshot } from '../index/snapshot-io.js';
 import type { SnapshotChunk, SnapshotDoc } from '../index/snapshot-types.js';
 import { chunkId } from '../index/snapshot-types.js';
+import { isProblem } from '../scan/skip-kinds.js';
 import type { FsEnv } from '../storage/fs-env.js';
 import { acquireLock } from '../storage/lock.js';
 import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
 import type { Review } from '../types.js';
 import { type KillLabel, killPoint } from '../util/kill-points.js';
+import { dataDirConflict } from './data-dir.js';
 import type { EmbedPort, PipelinePorts } from './ports.js';
 import { loadStore, saveStore } from './store-config.js';
 import type { JobProgress, JobSummary, SourceRecord, StoreConfig } from './store-types.js';
@@ -101,6 +103,12 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
       const previous = new Map(
         oldDocs.filter((d) => d.sourceId === source.id).map((d) => [d.path, d.sha256]),
       );
+      // Also checked when the source is added; store.json may have been edited by hand since.
+      const conflict = dataDirConflict(source.path, home);
+      if (conflict) {
+        outcomes.push({ source, fatal: { status: 'ERROR', reason: conflict.message } });
+        continue;
+      }
       try {
         const review = await req.ports.scan(source, previous, req.signal);
         if (review.stoppedBy) {
@@ -140,7 +148,7 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
     for (const { o, d } of toEmbed) {
       check();
       try {
-        const extracted = await req.ports.extract(d.path, d.format, req.signal, d.sha256);
+        const extracted = await req.ports.extract(d.path, d.format, req.signal, d.sha256, d.scanned);
         const chunks = req.ports.chunk(extracted, cfg.chunk);
         // HTML/.docx line numbers count extracted text, not the file: a `file:line` citation
         // would point at the wrong place, so such chunks carry no line range.
@@ -170,14 +178,12 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         }
         built.set(`${o.source.id}\0${d.path}`, doc);
       } catch (err) {
-        if (req.signal?.aborted) throw createError('JOB_CANCELLED');
-        if (!isKorttyError(err, 'EXTRACT_FAILED')) throw err;
+        if (req.signal?.aborted || isKorttyError(err, 'EXTRACT_CANCELLED'))
+          throw createError('JOB_CANCELLED');
+        // Whatever one document does to extraction or chunking is that document's problem: it
+        // is skipped with the reason, and the job goes on with the others.
         const list = problems.get(o.source.id) ?? [];
-        list.push({
-          path: d.path,
-          reason: String(err.details.skipReason ?? 'extract-failed'),
-          explanation: err.message,
-        });
+        list.push(documentProblem(d.path, err));
         problems.set(o.source.id, list);
       }
       docsDone++;
@@ -273,12 +279,11 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
       indexed: built.size,
       unchanged: outcomes.reduce((n, o) => n + (o.plan?.reuse.length ?? 0), 0),
       removed: removedDocs,
-      skipped:
-        outcomes.reduce((n, o) => n + (o.plan?.skipped ?? 0), 0) +
-        [...problems.values()].reduce((n, l) => n + l.length, 0),
+      skipped: 0,
       chunksEmbedded: embedded,
+      // Only this job's sources: the other sources' chunks were not part of it.
       chunksReused: nextDocs
-        .filter((d) => !built.has(`${d.sourceId}\0${d.path}`))
+        .filter((d) => outcomeById.has(d.sourceId) && !built.has(`${d.sourceId}\0${d.path}`))
         .reduce((n, d) => n + d.chunks.length, 0),
       problems: 0,
     };
@@ -291,19 +296,21 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         continue;
       }
       const docs = nextDocs.filter((d) => d.sourceId === s.id);
-      const skippedRows = o.review?.rows.filter((r) => r.status === 'skipped') ?? [];
+      const skippedRows = (o.review?.rows.filter((r) => r.status === 'skipped') ?? []).map((r) => ({
+        path: r.path,
+        reason: r.reason ?? 'skipped',
+        explanation: r.explanation,
+      }));
       const problemList = [
         ...(o.fatal ? [{ path: s.path, reason: o.fatal.status, explanation: o.fatal.reason }] : []),
-        ...skippedRows.map((r) => ({
-          path: r.path,
-          reason: r.reason ?? 'skipped',
-          explanation: r.explanation,
-        })),
+        ...skippedRows.filter((r) => isProblem(r.reason)),
         ...(problems.get(s.id) ?? []),
       ];
+      const skippedList = skippedRows.filter((r) => !isProblem(r.reason));
       const status: SourceRecord['status'] = o.fatal ? o.fatal.status : s.enabled ? 'READY' : 'DISABLED';
       statuses[s.id] = status;
       summary.problems += problemList.length;
+      summary.skipped += skippedList.length;
       nextSources.push({
         ...s,
         status,
@@ -312,6 +319,8 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         chunks: docs.reduce((n, d) => n + d.chunks.length, 0),
         problems: problemList.length,
         problemList: problemList.slice(0, MAX_PROBLEMS_KEPT),
+        skipped: skippedList.length,
+        skippedList: skippedList.slice(0, MAX_PROBLEMS_KEPT),
         lastIndexedAt: o.fatal ? s.lastIndexedAt : now,
         hashes: Object.fromEntries(docs.map((d) => [d.path, d.sha256])),
       });
@@ -330,6 +339,17 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
     await embedder?.close().catch(() => {});
     await lock.release();
   }
+}
+
+function documentProblem(path: string, err: unknown): SourceRecord['problemList'][number] {
+  if (isKorttyError(err, 'EXTRACT_FAILED'))
+    return { path, reason: String(err.details.skipReason ?? 'extract-failed'), explanation: err.message };
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    path,
+    reason: isKorttyError(err, 'CHUNK_FAILED') ? 'chunk-failed' : 'extract-failed',
+    explanation: message.includes(path) ? message : `${path}: ${message}`,
+  };
 }
 
 function createProgress(storeId: string, cb?: (p: JobProgress) => void) {

@@ -1,6 +1,7 @@
 import { createError, isKorttyError } from '../errors.js';
 import { acquireLock, readOwner, type StoreLock } from '../storage/lock.js';
 import { korttyHome, watcherLockPath } from '../storage/paths.js';
+import { dataDirConflict } from '../store/data-dir.js';
 import { listStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
 import type { WatchEvent } from './events.js';
@@ -181,6 +182,13 @@ async function startWatch(d: Daemon, e: Entry): Promise<void> {
   await closeWatch(e);
   const gen = e.gen;
   if (d.stopping || e.root.state !== 'present') return;
+  // Every sync refuses such a source (and records why); watching it would turn the store's own
+  // writes under the data directory into changes and syncs without end.
+  const refused = dataDirConflict(e.target.path, d.home);
+  if (refused) {
+    d.log({ type: 'refused', ...who(e.target), reason: refused.message });
+    return;
+  }
   const fsName = await d.probeFs(e.target.path);
   if (gen !== e.gen || d.stopping) return;
   if (fsName) {

@@ -1,11 +1,10 @@
 import { MiB } from '../../app/present.js';
 import type { StoreConfig } from '../../store/store-types.js';
 import type { SyncMode } from '../../types.js';
-import { checked, fieldValue, textOf } from '../forms.js';
+import { checked, fieldValue, globs, textOf } from '../forms.js';
 import { type AddSourceDialog, jobBlocked } from '../state.js';
 import type { Ctx, Scope } from './ctx.js';
 import { formScope } from './form-controller.js';
-import { globs } from './sources-controller.js';
 
 // After choosing paths: sync mode and the collapsed Advanced options, then the background check.
 

@@ -4,9 +4,9 @@ import type { Binding } from '../bindings.js';
 import { ModelTaskError, type ModelTaskHandle } from '../model-task.js';
 import type { AssistantDialog, CreateDialog } from '../state.js';
 import { openBrowser } from './browser-controller.js';
-import { modelInstalled } from './create-controller.js';
 import type { Ctx, Scope } from './ctx.js';
 import { listBindings } from './list-bindings.js';
+import { modelInstalled } from './model-choice.js';
 
 // The local-model setup assistant (embedding role preselected): install a catalog model (download
 // with progress and cancel), generate the offline lexical starter, or register a local GGUF file.

@@ -1,26 +1,17 @@
-import { LEXICAL_STARTER_ID as STARTER_MODEL_ID } from '../../app/models.js';
-import { formatBytes } from '../../app/present.js';
 import type { CreateStoreInput } from '../../store/engine.js';
 import type { Role } from '../../types.js';
-import { checked, type Field, type Form, fieldValue, setNote, setOptions, textOf } from '../forms.js';
+import { checked, type Field, type Form, fieldValue, setNote, textOf } from '../forms.js';
 import type { CreateDialog, ModelChoice } from '../state.js';
 import { openAssistant } from './assistant-controller.js';
 import { openBrowser } from './browser-controller.js';
 import type { Ctx, Scope } from './ctx.js';
 import { formScope } from './form-controller.js';
+import { modelOptions } from './model-choice.js';
 
 // Create, beginner first: a name, an installed embedding model, role assignments and at least one
 // reviewed source. Store type, dimension, Qdrant fields, chunking and autonomous workflows stay
 // under a collapsed Advanced section; there is no vector-index tuning anywhere. The store and its
 // first source come together: if the first review is cancelled or fails, the store is removed.
-
-export function modelOptions(models: readonly ModelChoice[]) {
-  return models.map((m) => ({
-    value: m.id,
-    label:
-      m.id === STARTER_MODEL_ID ? `${m.id} (matches words, not meaning)` : `${m.id} (${formatBytes(m.size)})`,
-  }));
-}
 
 export function createForm(models: readonly ModelChoice[]): Form {
   const fields: Field[] = [
@@ -122,10 +113,6 @@ export async function openCreate(ctx: Ctx) {
 }
 
 /** After the assistant installed a model: offer it, selected. */
-export function modelInstalled(d: CreateDialog, models: readonly ModelChoice[], id: string) {
-  d.form = setOptions(d.form, 'model', modelOptions(models), id);
-}
-
 function sourcesNote(d: CreateDialog): string {
   if (d.sources.length === 0) return 'First source: none chosen yet';
   const first = d.sources[0]!;
@@ -199,6 +186,13 @@ async function submit(ctx: Ctx, d: CreateDialog) {
     return;
   }
   await ctx.refresh();
+  // The new store is the one the user is working on now.
+  const at = ctx.state.stores.findIndex((s) => s.id === cfg.id);
+  if (at >= 0) {
+    ctx.state.storeSel = at;
+    ctx.state.sourceSel = 0;
+    ctx.state.focus = 'sources';
+  }
   d.form = { ...d.form, error: undefined };
   ctx.pop(d);
   await ctx.jobs.start(

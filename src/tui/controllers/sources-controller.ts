@@ -1,6 +1,6 @@
 import { MiB } from '../../app/present.js';
 import type { Binding } from '../bindings.js';
-import { checked, fieldValue, textOf } from '../forms.js';
+import { checked, fieldValue, globs, textOf } from '../forms.js';
 import { jobBlocked, type OptionsDialog, selectedSource, selectedStore } from '../state.js';
 import { openAddSource } from './add-source-controller.js';
 import { openBrowser } from './browser-controller.js';
@@ -17,16 +17,7 @@ export function sourcesScope(ctx: Ctx): Scope {
   const needStore = () => (store() ? undefined : 'no store selected');
   const needSource = () => needStore() ?? (selectedSource(s) ? undefined : 'no source selected');
   const blocked = () => needStore() ?? jobBlocked(s, store());
-  const add = (mode: 'files' | 'folder') => () =>
-    openBrowser(ctx, mode, 'store', (paths) => {
-      const st = store();
-      if (st)
-        openAddSource(
-          ctx,
-          st,
-          paths.map((path) => ({ kind: mode === 'folder' ? 'folder' : 'file', path })),
-        );
-    });
+  const add = (mode: 'files' | 'folder') => () => addToStore(ctx, mode);
   const update = (all: boolean) => async () => {
     const st = store()!;
     const ids = all ? st.sources.map((x) => x.id) : [selectedSource(s)!.id];
@@ -64,8 +55,7 @@ export function sourcesScope(ctx: Ctx): Scope {
         needSource() ?? (s.job?.storeId === store()?.id ? jobBlocked(s, store()) : undefined),
     },
     {
-      action: 'universal.back',
-      description: 'Back to the stores pane',
+      action: 'sources.back',
       handler: () => {
         s.focus = 'stores';
       },
@@ -78,6 +68,19 @@ export function sourcesScope(ctx: Ctx): Scope {
     }),
   ];
   return { chain: 'sources', groups: [{ title: 'Sources pane', bindings }] };
+}
+
+/** Add folder / Add files to the selected store: browse, then the source's options and the check. */
+export function addToStore(ctx: Ctx, mode: 'files' | 'folder') {
+  return openBrowser(ctx, mode, 'store', (paths) => {
+    const st = selectedStore(ctx.state);
+    if (st)
+      openAddSource(
+        ctx,
+        st,
+        paths.map((path) => ({ kind: mode === 'folder' ? 'folder' : 'file', path })),
+      );
+  });
 }
 
 async function toggleEnabled(ctx: Ctx) {
@@ -170,12 +173,6 @@ function openOptions(ctx: Ctx) {
   };
   ctx.push(d);
 }
-
-export const globs = (s: string): string[] =>
-  s
-    .split(',')
-    .map((g) => g.trim())
-    .filter(Boolean);
 
 export async function saveOptions(ctx: Ctx, d: OptionsDialog) {
   const mib = Number(textOf(d.form, 'maxMiB'));
