@@ -15,7 +15,6 @@ export const ERROR_MESSAGES = {
   SCAN_CANCELLED: () => 'scan cancelled',
   // extraction
   EXTRACT_FAILED: (d) => `${d.path}: ${d.reason}`,
-  PDF_TIMEOUT: (d) => `${d.path}: PDF parsing exceeded ${d.ms} ms`,
   // stores / sources
   STORE_EXISTS: (d) => `a store named "${d.name}" already exists`,
   STORE_NOT_FOUND: (d) => `no store named "${d.name}"`,
@@ -66,7 +65,6 @@ export const ERROR_MESSAGES = {
   CITATION_UNKNOWN: (d) => `the answer cites ${d.markers}, which ${d.plural ? 'were' : 'was'} not retrieved`,
   CHAT_BACKEND_FAILED: (d) => `chat backend ${d.backend} failed: ${d.reason}`,
   PROFILES_INVALID: (d) => `${d.path}: ${d.reason}`,
-  PROFILE_EXISTS: (d) => `an AI profile named "${d.name}" already exists`,
   ACTION_UNKNOWN: (d) => `unknown AI action "${d.action}"; expected one of ${d.expected}`,
   QUERY_EMPTY: () => 'nothing to ask: give a prompt or select terminal text',
   SKILL_INVALID: (d) => `${d.path}: AI Skill not usable: ${d.reason}`,

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { createError, isKorttyError } from '../errors.js';
-import { renderContextBlock } from '../retrieve/block.js';
 import { type SearchDeps, type SearchRequest, type SearchResult, search } from '../retrieve/search.js';
 import { aiDir, korttyHome, profilesPath, runsDir, skillsDir } from '../storage/paths.js';
 import { listStores } from '../store/store-config.js';
@@ -187,6 +186,3 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   }
   return { runId, status, answer, excerpts, cited, profile, stores, ...(error ? { error } : {}) };
 }
-
-/** For a run's reader: the block that was given, rebuilt from the excerpts. */
-export const blockOf = (excerpts: readonly Excerpt[]) => renderContextBlock(excerpts);

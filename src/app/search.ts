@@ -6,7 +6,7 @@ import { createSearchDeps } from './search-deps.js';
 // Search for the faces: one in-process search over the wired dependencies (the query service, when
 // it runs, is tried first through warm.ts).
 
-export type { SearchMode, SearchRequest, SearchResult } from '../retrieve/search.js';
+export type { SearchMode, SearchResult } from '../retrieve/search.js';
 export { createSearchDeps, search };
 
 /** One search in this process: opens the models and snapshots it needs, searches, closes them. */

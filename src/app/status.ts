@@ -1,7 +1,6 @@
 import {
   startStatusLineKeeper as keeperWith,
   readStatus as readWith,
-  refreshStatusFile as refreshWith,
   type StoreLister,
 } from '../status/status-file.js';
 import type { StatusInfo } from '../status/status-model.js';
@@ -15,11 +14,6 @@ const listStores: StoreLister = async (home) => (await import('../store/store-co
 /** status.json plus live job files (rebuilt from the stores when status.json is missing). */
 export function readStatus(home = korttyHome()): Promise<StatusInfo> {
   return readWith(listStores, home);
-}
-
-/** Recomputes status.json and the status lines from the stores and job files. */
-export function refreshStatus(home = korttyHome()): Promise<StatusInfo> {
-  return refreshWith(listStores, home);
 }
 
 /** For long-lived processes: keeps the status lines current (see status-file.ts). */

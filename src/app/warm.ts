@@ -2,10 +2,4 @@
 // its fallbacks) and the service's configuration. Starting a service is query-service.ts.
 
 export { readServiceConfig } from '../service/service-config.js';
-export {
-  searchViaService,
-  serviceStatus,
-  stopService,
-  type Warm,
-  type WarmOptions,
-} from '../service/warm-path.js';
+export { searchViaService, serviceStatus, stopService } from '../service/warm-path.js';

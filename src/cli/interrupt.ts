@@ -30,11 +30,6 @@ export function createInterrupt(hooks: { onFirst?: () => void; onSecond?: () => 
   return { signal: ac.signal, trigger, dispose };
 }
 
-/** Ctrl-C aborts the returned signal; the listeners live as long as the process (for one-shot commands). */
-export function interruptSignal(): AbortSignal {
-  return createInterrupt().signal;
-}
-
 /**
  * A yes/no question on the terminal (stderr, so stdout stays clean). Not a terminal: no. Ctrl-C
  * at the prompt triggers `interrupt` (readline reads keys raw, so no SIGINT is sent) and answers no.

@@ -52,9 +52,6 @@ export function fingerprintDiff(a: ModelFingerprint, b: ModelFingerprint): (type
   return FIELDS.filter((f) => a[f] !== b[f]);
 }
 
-export const sameFingerprint = (a: ModelFingerprint, b: ModelFingerprint) =>
-  fingerprintDiff(a, b).length === 0;
-
 /** One line for error messages and `store show`. */
 export function describeFingerprint(fp: ModelFingerprint): string {
   const mb = (fp.fileSize / 1e6).toFixed(1);

@@ -8,7 +8,7 @@ import { acquireModel } from './llama-runtime.js';
 import { type ModelInfo, readModelInfo } from './model-info.js';
 import { l2Normalize } from './vectors.js';
 
-export { computeFingerprint, describeFingerprint, sameFingerprint } from './fingerprint.js';
+export { computeFingerprint, describeFingerprint } from './fingerprint.js';
 export { type ModelInfo, readModelInfo } from './model-info.js';
 
 // Embedding provider over node-llama-cpp. Decisions (figures in src/embed/README.md, produced by

@@ -150,17 +150,6 @@ export function verifySnapshotV2(
   return { header, body };
 }
 
-/** Verify checksums and structure of a v1 or v2 file without materialising documents. */
-export function verifySnapshotBytes(bytes: Buffer, label: string): void {
-  if (snapshotVersion(bytes, label) === 1) decodeSnapshotV1(bytes, label);
-  else verifySnapshotV2(bytes, label);
-}
-
-/** The header (fingerprint, counts) of a verified v2 file. */
-export function readSnapshotHeader(bytes: Buffer, label: string): SnapshotHeader {
-  return verifySnapshotV2(bytes, label).header;
-}
-
 function decodeDocsV2(bytes: Buffer, header: SnapshotHeader, body: number, fail: Fail) {
   const sec = (name: SectionName) => {
     const s = header.sections[SECTION_NAMES.indexOf(name)]!;

@@ -122,6 +122,6 @@ function checkSourceId(sourceId: string): void {
 }
 
 export type { QdrantStoreOptions } from './connection.js';
-export type { ActiveSource, ChunkMeta, PointInput } from './points.js';
+export type { ActiveSource, PointInput } from './points.js';
 export type { QdrantHit, StoredPoint } from './read-points.js';
 export type { ReplaceOptions } from './replace-source.js';

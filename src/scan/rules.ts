@@ -27,8 +27,8 @@ export const EXCLUDED_DIRS: ReadonlySet<string> = new Set([
   '__pycache__',
 ]);
 
-export const MIN_FILE_LIMIT = MiB;
-export const MAX_FILE_LIMIT = GiB;
+const MIN_FILE_LIMIT = MiB;
+const MAX_FILE_LIMIT = GiB;
 
 export const DEFAULT_SOURCE_OPTIONS: Readonly<SourceOptions> = Object.freeze({
   maxFileBytes: 50 * MiB,
@@ -90,9 +90,6 @@ export function resolveSourceOptions(options: Partial<SourceOptions> = {}): Sour
     gitignore: options.gitignore ?? DEFAULT_SOURCE_OPTIONS.gitignore,
   };
 }
-
-/** Same as resolveSourceOptions (the name the store layer uses). */
-export const validateSourceOptions = resolveSourceOptions;
 
 export function resolveBounds(bounds: Partial<PreviewBounds> = {}): PreviewBounds {
   const out = { ...DEFAULT_PREVIEW_BOUNDS, ...bounds };

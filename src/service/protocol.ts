@@ -46,7 +46,6 @@ export type Request =
   | { v: 1; id: string; op: 'search'; build?: string; args: SearchArgs }
   | { v: 1; id: string; op: 'status'; build?: string }
   | { v: 1; id: string; op: 'stop'; build?: string };
-export type Op = Request['op'];
 
 export interface ServerInfo {
   pid: number;

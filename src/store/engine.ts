@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createError, isKorttyError } from '../errors.js';
 import { openSnapshot } from '../index/snapshot-io.js';
-import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js';
+import { DEFAULT_SOURCE_OPTIONS, resolveSourceOptions } from '../scan/rules.js';
 import { createJobPublisher } from '../status/job-file.js';
 import { createStatusLineRenderer, refreshStatusFile } from '../status/status-file.js';
 import { nodeFsEnv } from '../storage/fs-env.js';
@@ -190,7 +190,7 @@ export function newSourceRecord(
   const conflict = dataDirConflict(resolve(input.path), home);
   if (conflict) throw conflict;
   const abs = checkNewSource(input.kind, input.path, existing);
-  const options = validateSourceOptions({ ...DEFAULT_SOURCE_OPTIONS, ...input.options });
+  const options = resolveSourceOptions({ ...DEFAULT_SOURCE_OPTIONS, ...input.options });
   return {
     id: sourceIdFor(input.kind, abs),
     path: abs,
@@ -301,7 +301,7 @@ export async function setSourceOptions(
 ) {
   return mutate(storeRef, home, (cfg) => {
     const src = requireSource(cfg, sourceRef);
-    src.options = validateSourceOptions({ ...src.options, ...options });
+    src.options = resolveSourceOptions({ ...src.options, ...options });
     return src;
   });
 }

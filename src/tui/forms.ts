@@ -67,10 +67,6 @@ export function moveFocus(form: Form, delta: 1 | -1): Form {
   return { ...form, focus: next.id };
 }
 
-export function focusField(form: Form, id: string): Form {
-  return form.fields.some((f) => f.id === id) ? { ...form, focus: id } : form;
-}
-
 function update(form: Form, id: string, fn: (f: Field) => Field): Form {
   return { ...form, fields: form.fields.map((f) => (f.id === id ? fn(f) : f)) };
 }
@@ -86,10 +82,6 @@ export function toggle(form: Form, delta: 1 | -1 = 1): Form {
     }
     return f;
   });
-}
-
-export function setValue(form: Form, id: string, value: string | boolean): Form {
-  return update(form, id, (f) => ('value' in f ? ({ ...f, value } as Field) : f));
 }
 
 export function setOptions(

@@ -1,4 +1,4 @@
-import { lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isExcludedDir, isHidden } from '../app/present.js';
 import type { DirEntry } from './state.js';
@@ -47,11 +47,4 @@ export async function pathKind(path: string): Promise<'dir' | 'file' | 'symlink'
   } catch {
     return 'missing';
   }
-}
-
-export async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
 }

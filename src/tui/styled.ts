@@ -1,6 +1,6 @@
 import { graphemes } from '../util/display-width.js';
 import type { Role } from './roles.js';
-import { type Align, fitText, sanitize, strWidth } from './text.js';
+import { fitText, sanitize, strWidth } from './text.js';
 
 // Styled lines: what every view returns. A segment is text plus the role it plays; a line may carry
 // a role whose colours fill it (the selected row). Pure data, painted in one place (paint.ts).
@@ -21,9 +21,6 @@ export interface Line {
 export type Frame = Line[];
 
 export const seg = (text: string, role?: Role): Seg => ({ text: sanitize(text), ...(role ? { role } : {}) });
-export const line = (...segs: (Seg | string)[]): Line => ({
-  segs: segs.map((s) => (typeof s === 'string' ? seg(s) : s)),
-});
 export const blank = (): Line => ({ segs: [] });
 export const textLine = (text: string, role?: Role): Line => ({ segs: [seg(text, role)] });
 
@@ -81,17 +78,6 @@ export function fitFrame(frame: Frame, width: number, height: number): Frame {
   const out = frame.slice(0, height).map((l) => fitLineMarked(l, width));
   while (out.length < height) out.push(fitLine(blank(), width));
   return out;
-}
-
-/** A cell: text fitted to `width`, in one role. */
-export function cell(
-  text: string,
-  width: number,
-  role?: Role,
-  align: Align = 'left',
-  cut: 'end' | 'start' = 'end',
-): Seg {
-  return { text: fitText(sanitize(text), width, align, cut), ...(role ? { role } : {}) };
 }
 
 /** The line's segments with the line-level overlay moved onto each segment (for splicing lines). */

@@ -95,18 +95,6 @@ export function rng(seed: number): () => number {
   };
 }
 
-/** Run `fn` over items with at most `n` at a time. */
-export async function pool<T>(items: readonly T[], n: number, fn: (item: T, i: number) => Promise<void>) {
-  let next = 0;
-  const workers = Array.from({ length: Math.max(1, Math.min(n, items.length)) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i]!, i);
-    }
-  });
-  await Promise.all(workers);
-}
-
 export function formatTable(rows: readonly SuiteRow[]): string {
   const head = ['test', 'trials', 'failures', 'worst time'];
   const body = rows.map((r) => [r.test, String(r.trials), String(r.failures), formatMs(r.worstMs)]);

@@ -286,12 +286,3 @@ function stateKey(files: Map<string, Buffer>, dirs: Set<string>): string {
   for (const p of [...files.keys()].sort()) h.update(`f:${p}\0`).update(files.get(p)!).update('\0');
   return h.digest('hex');
 }
-
-export function cloneState(s: ModelState): ModelState {
-  return {
-    inodes: s.inodes.map((n) => ({ ...n })),
-    durable: new Map(s.durable),
-    volatile: new Map(s.volatile),
-    pending: [...s.pending],
-  };
-}

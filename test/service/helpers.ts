@@ -35,12 +35,6 @@ export function cli(env: NodeJS.ProcessEnv, args: string[], stdin?: string): Pro
   });
 }
 
-export const TOPICS = {
-  kiwi: 'kiwi orchard irrigation',
-  tar: 'tar archive listing',
-  bikes: 'bicycle chain lubrication',
-};
-
 export interface World {
   home: string;
   docs: string;

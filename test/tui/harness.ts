@@ -1,5 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import unicode11 from '@xterm/addon-unicode11';
@@ -104,10 +102,6 @@ function withoutColourHints(env: NodeJS.ProcessEnv): Record<string, string> {
   delete out.TERMINFO;
   delete out.TERMINFO_DIRS;
   return out;
-}
-
-export async function tempDir(prefix: string): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
 }
 
 export async function startTui(o: StartOptions): Promise<Tui> {

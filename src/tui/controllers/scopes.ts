@@ -1,6 +1,5 @@
 import { helpRows } from '../bindings.js';
 import { EDIT_KEYS } from '../line-editor.js';
-import { topDialog } from '../state.js';
 import { addSourceScope } from './add-source-controller.js';
 import { assistantScope } from './assistant-controller.js';
 import { browserScope } from './browser-controller.js';
@@ -98,5 +97,3 @@ export function helpFor(ctx: Ctx) {
     : [];
   return [...editing, ...helpRows(groups, ctx.keymap)];
 }
-
-export { topDialog };
