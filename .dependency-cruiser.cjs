@@ -4,7 +4,7 @@
 //   app/         the composition root           → everything below
 //   processes    watch/ service/ mcp/           → services, stages, base (not each other)
 //   services     store/ ai/                     → stages, base (ai/ → store/, never back)
-//   stages       scan/ extract/ chunk/ embed/ index/ qdrant/ vault/   → base only
+//   stages       scan/ extract/ chunk/ embed/ index/ qdrant/ vault/   → base only (extract/ also → scan/)
 //                retrieve/ → chunk/, index/, base;  status/ → base
 //   base         errors.ts types.ts util/ storage/   → base only
 //
