@@ -5,7 +5,7 @@
 //   end, then a word start, then any boundary between two characters, never inside a UTF-8
 //   character; ties by a hash of the bytes around it), so cuts depend on the text near them and an
 //   edit changes only the chunks around it.
-// - Every chunk has at most chunkTokens tokens (overlap included); they average ~0.85 of it.
+// - Every chunk has at most chunkTokens tokens (overlap included); they average ~0.77 of it.
 // - The next chunk starts ~overlapTokens before the previous end, snapped to the nearest line
 //   start within a quarter of the overlap, else to a word start, else to a character boundary.
 // - `tokens` is `countTokens(chunk.text)` (tokenizer.ts): equal to `encode_ordinary(text).length`

@@ -12,16 +12,21 @@
 //    maximal set of cuts (no cut can be dropped), and whether a cut survives depends only on
 //    stronger cuts nearby and on weaker ones next to it: a chain of influence must climb in
 //    strength, so an edit's effect dies out within a chunk or two.
-// 3. Repack: visit surviving cuts weakest first; where two adjacent cuts can be replaced by one
-//    (the three chunks around them fit in two), replace them by the strongest boundary that does.
-//    Merging alone leaves chunks ~0.6 of the maximum on average; repacking raises it to ~0.85.
+// 3. Balance: a chunk under half the size moves its end to the strongest boundary that leaves it
+//    and the next chunk about equal (from three cuts only, so this adds no chain of influence).
 //
-// Measured on 163 real documents (Node's API docs, man pages, JavaScript sources; see
-// bench/index-bench.ts for the live figure): a one-line insertion changes 1.6 chunks on average,
-// a deletion 1.5, at most 6; the greedy chunker changed 4.4 (up to 109).
+// Why not pack tighter: merging leaves chunks at ~0.77 of the maximum on average. Re-packing three
+// chunks into two where they fit raised that to ~0.86, but a tightly packed run then has no
+// slack: one appended line re-made up to 7 chunks. Chunks of ~620 tokens cost ~5% more
+// embedding on a first index than ~770 (the overlap is paid more often); every later edit costs less.
 //
-// Sizes: every chunk has at most chunkTokens tokens (overlap included); the mean is ~690 of 800 on
-// that corpus. A chunk after a cut c starts ~overlapTokens before c, snapped to a line start,
+// Measured on 163 real documents (Node's API docs, man pages, JavaScript sources) with 6 edits
+// each: a one-line insertion re-makes 1.5 chunks on average (at most 4), a deletion 1.4 (at most
+// 5), moving a paragraph 3.3, an append 1.04 (at most 2). The greedy chunker: 4.4 (up to 109),
+// 3.0 (up to 64), 7.3, 1.05.
+//
+// Sizes: every chunk has at most chunkTokens tokens (overlap included); the mean is ~616 of 800 on
+// that corpus, 1% under 400. A chunk after a cut c starts ~overlapTokens before c, snapped to a line start,
 // a word start or a character boundary (`overlapStart`), and never at or before the previous
 // chunk's start.
 
@@ -181,16 +186,21 @@ class Planner {
     return Int32Array.from(out);
   }
 
-  /** The strongest candidate strictly between candidates p and r after which both chunks fit. */
-  private strongest(pos: Int32Array, strength: Float64Array, p: number, r: number): number {
+  /**
+   * The strongest candidate strictly between candidates p and r such that the chunk ending there
+   * and the chunk after it both have from `floor` to chunkTokens tokens.
+   */
+  private strongest(pos: Int32Array, strength: Float64Array, p: number, r: number, floor: number): number {
     const P = pos[p] as number;
     const R = pos[r] as number;
     let x = -1;
     let best = -1;
     for (let j = p + 1; j < r; j++) {
       const at = pos[j] as number;
-      if (this.size(P, at) > this.C) break;
-      if ((strength[j] as number) > best && this.size(at, R) <= this.C) {
+      const before = this.size(P, at);
+      if (before > this.C) break;
+      const after = this.size(at, R);
+      if (before >= floor && (strength[j] as number) > best && after >= floor && after <= this.C) {
         x = j;
         best = strength[j] as number;
       }
@@ -236,28 +246,24 @@ class Planner {
         alive[k] = 0;
       }
     }
-    // 3. Repack: cuts c < q (adjacent, both still movable) between p and r become one x.
-    const placed = new Uint8Array(m);
-    placed[0] = 1;
-    placed[m - 1] = 1;
-    for (const key of keys) {
-      const c = key % IDX_BITS;
-      if (!alive[c] || placed[c]) continue;
-      const q = next[c] as number;
-      if (placed[q]) continue;
-      const p = prev[c] as number;
-      const r = next[q] as number;
-      const x = this.strongest(pos, strength, p, r);
-      if (x < 0) continue;
-      alive[c] = 0;
-      alive[q] = 0;
-      alive[x] = 1;
-      placed[x] = 1;
-      next[p] = x;
-      prev[x] = p;
-      next[x] = r;
-      prev[r] = x;
+    // 3. Balance: a chunk under half the size (never the last two) moves its end to the strongest
+    // boundary that leaves it and the next chunk about equal. Both neighbours of such a chunk are
+    // over half the size, so no two moves touch the same chunk, and each depends only on three cuts.
+    const cuts: number[] = [];
+    for (let k = 0; k !== m - 1; k = next[k] as number) cuts.push(k);
+    cuts.push(m - 1);
+    const moved = cuts.slice();
+    for (let i = 1; i + 2 < cuts.length; i++) {
+      const a = pos[cuts[i - 1] as number] as number;
+      const b = pos[cuts[i] as number] as number;
+      const c = pos[cuts[i + 1] as number] as number;
+      const left = this.size(a, b);
+      if (left >= C / 2) continue;
+      const floor = (left + this.size(b, c)) / 2 - C / 8;
+      const x = this.strongest(pos, strength, cuts[i - 1] as number, cuts[i + 1] as number, floor);
+      if (x >= 0) moved[i] = x;
     }
+    for (let i = 0; i < moved.length - 1; i++) next[moved[i] as number] = moved[i + 1] as number;
     // 4. Spans. A chunk's overlap never reaches back to the previous chunk's start (possible only
     // after a very short chunk): then it starts at the cut instead, without overlap.
     const spans: PlannedSpan[] = [];

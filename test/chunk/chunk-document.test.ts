@@ -81,7 +81,7 @@ test('prose: up to 800-token chunks cut at line ends, ~120-token overlap from a 
   const placed = checkChunking(t, lines(text), P);
   t.true(placed.length >= 10);
   // Content-defined cuts trade a little size for stability under edits: sizes vary, 800 is the cap.
-  t.true(meanTokens(placed) >= 0.8 * P.chunkTokens, `mean ${meanTokens(placed)} tokens`);
+  t.true(meanTokens(placed) >= 0.7 * P.chunkTokens, `mean ${meanTokens(placed)} tokens`);
   placed.forEach((p, i) => {
     const c = p.chunk;
     t.is(c.tokens, reference.encode_ordinary(c.text).length, `chunk ${i}: tiktoken agrees`);
@@ -167,7 +167,7 @@ test('one 5,000-token line: chunks at word starts, all on line 1', (t) => {
     t.is(chunk.tokens, reference.encode_ordinary(chunk.text).length);
     if (i < placed.length - 1) t.true(chunk.tokens >= P.chunkTokens / 2);
   }
-  t.true(meanTokens(placed) >= 0.8 * P.chunkTokens, `mean ${meanTokens(placed)} tokens`);
+  t.true(meanTokens(placed) >= 0.7 * P.chunkTokens, `mean ${meanTokens(placed)} tokens`);
 });
 
 test('a 1 MB line without whitespace is chunked in bounded time, never splitting a character', (t) => {
@@ -303,13 +303,19 @@ test('cuts re-synchronise: a one-line insertion or deletion changes only the chu
 test('an append changes the last chunk only, unless it was full', (t) => {
   const add = 'One more line appended at the end of the document.\n';
   let fits = 0;
-  for (let paragraphs = 60; paragraphs < 600; paragraphs += 9) {
+  let full = 0;
+  for (let paragraphs = 60; paragraphs < 900; paragraphs += 7) {
     const text = prose(paragraphs, paragraphs);
     const before = chunkDocument(lines(text), P, tok);
     const last = before[before.length - 1] as { tokens: number };
-    if (last.tokens + countTokens(add) > P.chunkTokens) continue;
-    fits++;
-    t.is(newChunks(text, text + add), 1, `${paragraphs} paragraphs`);
+    const changed = newChunks(text, text + add);
+    if (last.tokens + countTokens(add) > P.chunkTokens) {
+      full++;
+      t.true(changed <= 3, `${paragraphs} paragraphs, last chunk full: ${changed} new chunks`);
+    } else {
+      fits++;
+      t.is(changed, 1, `${paragraphs} paragraphs`);
+    }
   }
-  t.true(fits >= 40, `${fits} documents whose last chunk had room`);
+  t.true(fits >= 60 && full >= 3, `${fits} documents whose last chunk had room, ${full} full`);
 });
