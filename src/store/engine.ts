@@ -25,6 +25,8 @@ export interface JobHooks {
   signal?: AbortSignal;
   onProgress?: (p: JobProgress) => void;
   ports?: PipelinePorts;
+  /** Update now: extract again the files whose extraction failed before, even if unchanged. */
+  retryFailed?: boolean;
 }
 
 export interface CreateStoreInput {

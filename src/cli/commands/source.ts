@@ -18,7 +18,9 @@ const USAGE = `usage:
   kortty-rag source add STORE PATH... [--file] [--sync automatic|manual] [--include G]... [--exclude G]...
                         [--no-gitignore] [--max-file-size MIB] [--yes] [--json]
   kortty-rag source list STORE [--json]
-  kortty-rag source update STORE [SOURCE...] [--yes] [--json]     (Update now; all sources when none given)
+  kortty-rag source update STORE [SOURCE...] [--retry-failed] [--yes] [--json]
+                        (Update now; all sources when none given; --retry-failed extracts again
+                        the files that failed before although they are unchanged)
   kortty-rag source disable|enable STORE SOURCE
   kortty-rag source sync STORE SOURCE automatic|manual
   kortty-rag source remove STORE SOURCE [--yes]
@@ -38,6 +40,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       exclude: { type: 'string', multiple: true },
       'no-gitignore': { type: 'boolean' },
       'max-file-size': { type: 'string' },
+      'retry-failed': { type: 'boolean' },
     },
   });
   const [store, ...refs] = positionals;
@@ -91,6 +94,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         s.sync,
         s.enabled ? s.status : 'DISABLED',
         `${s.files}/${s.chunks}`,
+        s.lastChunksEmbedded === undefined ? '-' : `${s.lastChunksEmbedded}/${s.lastChunksReused ?? 0}`,
         String(s.problems),
         s.lastIndexedAt ?? '-',
       ]);
@@ -99,7 +103,20 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         cfg.sources.length === 0
           ? `store "${cfg.name}" has no sources: kortty-rag source add ${cfg.name} PATH`
           : table(
-              [['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'], ...rows],
+              [
+                [
+                  'ID',
+                  'PATH',
+                  'TYPE',
+                  'SYNC',
+                  'STATUS',
+                  'FILES/CHUNKS',
+                  'EMBEDDED/REUSED',
+                  'PROBLEMS',
+                  'LAST INDEXED',
+                ],
+                ...rows,
+              ],
               io,
             ),
       );
@@ -107,6 +124,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     case 'update': {
       const res = await updateSources(store, refs.length ? refs : 'all', {
+        retryFailed: Boolean(values['retry-failed']),
         confirm,
         onProgress: progress.onProgress,
         signal: interruptSignal(),
