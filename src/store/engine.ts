@@ -332,6 +332,7 @@ function hooksFor(
   lines: ReturnType<typeof createStatusLineRenderer>,
 ) {
   return {
+    retryFailed: hooks.retryFailed,
     confirm: hooks.confirm,
     signal: hooks.signal,
     onProgress: (p: JobProgress) => {
