@@ -148,7 +148,7 @@ test('a copied file reuses every vector: chunks keep their vector wherever they 
   const [one, two] = snap!.data.docs;
   snap!.close();
   t.is(two!.chunks.length, one!.chunks.length);
-  two!.chunks.forEach((c, i) => t.deepEqual(c.vector, one!.chunks[i]!.vector));
+  for (const [i, c] of two!.chunks.entries()) t.deepEqual(c.vector, one!.chunks[i]!.vector);
 });
 
 /** The real ports with a short PDF timeout, counting extractions per file name. */
