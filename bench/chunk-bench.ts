@@ -19,7 +19,7 @@ const IDENTS =
   'value result index count offset buffer tokens chunk params options config store source path name size ' +
   'start end line page text error reason signal timeout limit map list set entry node child parent key';
 
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     // mulberry32: tiny, deterministic, good enough for corpus generation.
@@ -31,7 +31,7 @@ function prng(seed: number): () => number {
   };
 }
 
-function proseDoc(rnd: () => number, bytes: number): string {
+export function proseDoc(rnd: () => number, bytes: number): string {
   const words = PROSE.split(' ');
   const pick = () => words[Math.floor(rnd() * words.length)] as string;
   const out: string[] = [];
@@ -53,7 +53,7 @@ function proseDoc(rnd: () => number, bytes: number): string {
   return `${out.join('\n\n')}\n`;
 }
 
-function codeDoc(rnd: () => number, bytes: number): string {
+export function codeDoc(rnd: () => number, bytes: number): string {
   const ids = IDENTS.split(' ');
   const id = () => ids[Math.floor(rnd() * ids.length)] as string;
   const lines: string[] = [];
