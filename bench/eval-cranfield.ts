@@ -1,7 +1,8 @@
 // `npm run eval`: retrieval quality on the judged Cranfield collection (../shared/eval/cranfield,
 // read in place) with the offline starter model, through the real pipeline: the 1,400 abstracts
 // are written as files, indexed by addSources (scan → extract → chunk → embed → snapshot), and the
-// 225 queries go through search() in vector, lexical and hybrid mode. Method and figures:
+// 225 queries go through search() in vector, lexical and hybrid mode, alone and next to an
+// unrelated store of 300 man pages (bench/man-pages.ts) to measure crowding. Method and figures:
 // docs/EVAL.md. `--update-doc` rewrites the generated part of docs/EVAL.md with this run's tables;
 // KORTTY_EVAL_MODEL=<installed model id> evaluates another embedding model the same way.
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -9,23 +10,20 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STARTER_MODEL_ID } from '../src/embed/starter-model.js';
-import { fuseRankings, RRF_K } from '../src/retrieve/fuse.js';
+import { tokenize } from '../src/index/tokenize.js';
+import { compareFused, type FusedEntry, fuseRankings, RRF_K } from '../src/retrieve/fuse.js';
 import { defaultFusionFor } from '../src/retrieve/fusion-defaults.js';
 import { mean } from '../src/retrieve/metrics.js';
-import { createSearchDeps, type SearchMode, search } from '../src/retrieve/search.js';
+import { createSearchDeps, type SearchMode, type SearchResult, search } from '../src/retrieve/search.js';
 import { korttyHome, modelsDir, ragDir } from '../src/storage/paths.js';
 import { createDefaultPorts } from '../src/store/default-ports.js';
 import { addSources, createStore, findStore } from '../src/store/engine.js';
 import { resolveModel } from '../src/store/model-resolve.js';
 import type { StoreConfig } from '../src/store/store-types.js';
+import { type Cranfield, documentText, judgementsFor, loadCranfield } from './cranfield-data.js';
 import {
-  type CranDoc,
-  type Cranfield,
-  documentText,
-  judgementsFor,
-  loadCranfield,
-} from './cranfield-data.js';
-import {
+  type Crowding,
+  crowdingMet,
   type Fusion,
   type Judged,
   perQuery,
@@ -34,6 +32,7 @@ import {
   renderReport,
   type System,
 } from './eval-report.js';
+import { DEFAULT_MAN_DIR, loadManPages } from './man-pages.js';
 
 const MODES: SearchMode[] = ['vector', 'lexical', 'hybrid'];
 /** The starter model by default; KORTTY_EVAL_MODEL names a model installed in $KORTTY_HOME (or ~/.kortty). */
@@ -44,31 +43,30 @@ const SWEEP_K = [RRF_K, 20, 10, 5, 1];
 const SWEEP_VECTOR_WEIGHT = [1, 0.75, 0.5, 0.25, 0.15, 0.1, 0];
 /** The setting proposed for the starter model (docs/EVAL.md says why); must be a grid cell. */
 const RECOMMENDED: Fusion = { k: RRF_K, vectorWeight: 0.15, lexicalWeight: 1 };
+/** Size of the unrelated store searched next to Cranfield (the crowding table). */
+const MAN_PAGES = 300;
 
 async function indexStore(
   name: string,
-  dir: string,
-  docs: CranDoc[],
-  layout: 'folder' | 'files',
+  inputs: { kind: 'folder' | 'file'; path: string }[],
+  files: number,
   home: string,
 ): Promise<{ cfg: StoreConfig; ms: number; chunks: number }> {
   await createStore({ name, modelId: MODEL_ID }, home);
-  const inputs =
-    layout === 'folder'
-      ? [{ kind: 'folder' as const, path: dir }]
-      : docs.map((d) => ({ kind: 'file' as const, path: join(dir, `${d.id}.txt`) }));
   const t0 = performance.now();
   const res = await addSources(name, inputs, { ports: createDefaultPorts(home) }, home);
   const ms = performance.now() - t0;
-  if (res.summary.indexed !== docs.length || res.summary.problems > 0) {
+  if (res.summary.indexed !== files || res.summary.problems > 0) {
     throw new Error(
-      `${name}: indexed ${res.summary.indexed} of ${docs.length} files, ${res.summary.problems} problems`,
+      `${name}: indexed ${res.summary.indexed} of ${files} files, ${res.summary.problems} problems`,
     );
   }
   return { cfg: await findStore(name, home), ms, chunks: res.summary.chunksEmbedded };
 }
 
 const docOf = (path: string) => basename(path, '.txt');
+/** Man pages get ids no judgement uses, so they count as non-relevant. */
+const MAN = 'man:';
 
 async function main() {
   const updateDoc = process.argv.includes('--update-doc');
@@ -82,17 +80,37 @@ async function main() {
     await symlink(modelsDir(modelsFrom), modelsDir(home));
   }
   const dir = await mkdtemp(join(tmpdir(), 'kortty-cranfield-'));
+  const manDir = await mkdtemp(join(tmpdir(), 'kortty-eval-man-'));
   try {
     for (const d of data.docs) await writeFile(join(dir, `${d.id}.txt`), documentText(d));
     let t0 = performance.now();
     const model = await resolveModel(MODEL_ID, home);
     const modelMs = performance.now() - t0;
 
-    // Store A: the corpus added as one folder (the usual way); store B: one file source per abstract,
-    // so the "2 excerpts per source" bound cannot bind and the bounded figure shows the other bounds.
-    const a = await indexStore('cranfield-folder', dir, data.docs, 'folder', home);
-    const b = await indexStore('cranfield-files', dir, data.docs, 'files', home);
+    // Store A: the corpus added as one folder (the usual way); store B: one file source per abstract.
+    // With the cap counted per document, both must give the same bounded excerpts.
+    const a = await indexStore('cranfield-folder', [{ kind: 'folder', path: dir }], data.docs.length, home);
+    const b = await indexStore(
+      'cranfield-files',
+      data.docs.map((d) => ({ kind: 'file' as const, path: join(dir, `${d.id}.txt`) })),
+      data.docs.length,
+      home,
+    );
+    // Store C: an unrelated store (man pages of this machine), searched together with store A.
+    const pages = await loadManPages(MAN_PAGES);
+    for (const p of pages) await writeFile(join(manDir, `${p.name}.txt`), p.text);
+    const c = await indexStore('man-pages', [{ kind: 'folder', path: manDir }], pages.length, home);
     const deps = createSearchDeps(home);
+    const idOf = (cand: { storeId: string; path: string }) =>
+      cand.storeId === c.cfg.id ? `${MAN}${docOf(cand.path)}` : docOf(cand.path);
+    const fusion = defaultFusionFor(MODEL_ID);
+    /** Man-page chunks among `cands` (top 10 / excerpts), and those sharing no word with the query. */
+    const intrusions = (query: string, cands: SearchResult['candidates']) => {
+      const words = new Set(tokenize(query));
+      const man = cands.filter((x) => x.storeId === c.cfg.id);
+      return { any: man.length > 0, unshared: man.some((x) => !tokenize(x.text).some((w) => words.has(w))) };
+    };
+    const crowd: Crowding['perQuery'] = [];
 
     const runs: Ranked[] = [];
     const keyDoc = new Map<string, string>();
@@ -101,14 +119,31 @@ async function main() {
       const r: Ranked = { query: q.ordinal, lists: {}, keys: { vector: [], lexical: [] } };
       for (const mode of MODES) {
         const res = await search({ stores: [a.cfg], query: q.text, mode }, deps);
-        for (const c of res.candidates) keyDoc.set(c.key, docOf(c.path));
+        for (const x of res.candidates) keyDoc.set(x.key, docOf(x.path));
         r.lists[mode] = res.candidates.map((c) => docOf(c.path));
         r.lists[`${mode}/bounded-folder`] = res.excerpts.map((e) => docOf(e.path));
         if (mode !== 'hybrid') r.keys[mode] = res.candidates.map((c) => c.key);
         else r.hybridKeys = res.candidates.map((c) => c.key);
         const resB = await search({ stores: [b.cfg], query: q.text, mode }, deps);
         r.lists[`${mode}/bounded-files`] = resB.excerpts.map((e) => docOf(e.path));
+        const resM = await search({ stores: [a.cfg, c.cfg], query: q.text, mode }, deps);
+        r.lists[`${mode}/with-man`] = dedupe(resM.candidates.map(idOf));
+        r.lists[`${mode}/with-man-bounded`] = resM.excerpts.map(idOf);
+        const top10 = firstDocs(resM.candidates, idOf, 10);
+        crowd.push({
+          query: q.ordinal,
+          mode,
+          top10: intrusions(q.text, top10),
+          excerpts: intrusions(q.text, resM.excerpts),
+        });
       }
+      // Before: each store fused on its own, the lists concatenated and ranked by fused score.
+      const cv = await search({ stores: [c.cfg], query: q.text, mode: 'vector' }, deps);
+      const cl = await search({ stores: [c.cfg], query: q.text, mode: 'lexical' }, deps);
+      const manKeys = { vector: cv.candidates.map((x) => x.key), lexical: cl.candidates.map((x) => x.key) };
+      for (const x of [...cv.candidates, ...cl.candidates]) keyDoc.set(x.key, idOf(x));
+      const separate = [...fuseAlone(r.keys, fusion), ...fuseAlone(manKeys, fusion)].sort(compareFused);
+      r.lists['hybrid/with-man-separate'] = dedupe(separate.map((f) => keyDoc.get(f.key)!));
       runs.push(r);
     }
     const searchMs = performance.now() - t0;
@@ -140,6 +175,32 @@ async function main() {
       boundedFolder: runs.map((r) => r.lists[`${mode}/bounded-folder`]!),
       boundedFiles: runs.map((r) => r.lists[`${mode}/bounded-files`]!),
     }));
+    // One folder source and one source per abstract hold the same documents: with the cap counted
+    // per document, their excerpts must be the same documents.
+    const layoutDiffers = MODES.map(
+      (mode) =>
+        runs.filter(
+          (r) =>
+            JSON.stringify(r.lists[`${mode}/bounded-folder`]) !==
+            JSON.stringify(r.lists[`${mode}/bounded-files`]),
+        ).length,
+    );
+    const layoutCheck = layoutDiffers.every((n) => n === 0)
+      ? 'the same documents for every query in every mode'
+      : `DIFFERENT documents for ${MODES.map((m, i) => `${layoutDiffers[i]} ${m}`).join(', ')} queries`;
+    const crowding: Crowding = {
+      pages: pages.length,
+      chunks: c.chunks,
+      indexMs: c.ms,
+      dir: process.env.KORTTY_EVAL_MAN_DIR ?? DEFAULT_MAN_DIR,
+      modes: MODES.map((mode) => ({
+        mode,
+        ranked: runs.map((r) => r.lists[`${mode}/with-man`]!),
+        bounded: runs.map((r) => r.lists[`${mode}/with-man-bounded`]!),
+      })),
+      separate: runs.map((r) => r.lists['hybrid/with-man-separate']!),
+      perQuery: crowd,
+    };
     // The trap: joining cranqrel on the `.I` ids instead of file order (what the README warns of).
     const trapJudged = (maxGrade: number): Judged[] =>
       data.queries.map((q) => ({
@@ -151,6 +212,7 @@ async function main() {
     const report = renderReport({
       rows,
       sweep,
+      crowding,
       recommended: RECOMMENDED,
       trap,
       judged13: judged(3),
@@ -165,17 +227,49 @@ async function main() {
         indexFilesMs: b.ms,
         modelMs,
         searchMs,
-        searches: runs.length * MODES.length * 2,
+        searches: runs.length * (MODES.length * 3 + 2),
         model: `${MODEL_ID} (${model.fingerprint.dimension} d, sha256 ${model.sha256.slice(0, 12)})`,
         fusionCheck: mismatches === 0 ? 'identical for all queries' : `DIFFERS for ${mismatches} queries`,
+        layoutCheck,
       },
     });
     console.log(report);
-    if (mismatches > 0) process.exitCode = 1;
+    if (mismatches > 0 || layoutDiffers.some((n) => n > 0) || !crowdingMet(crowding, rows, judged(3))) {
+      process.exitCode = 1;
+    }
     if (updateDoc) await updateEvalDoc(report);
   } finally {
-    for (const d of [home, dir]) await rm(d, { recursive: true, force: true });
+    for (const d of [home, dir, manDir]) await rm(d, { recursive: true, force: true });
   }
+}
+
+/** Ids in first-seen order, each once. */
+function dedupe(ids: string[]): string[] {
+  return [...new Set(ids)];
+}
+
+/** The candidates of the first `n` distinct documents. */
+function firstDocs<T extends { storeId: string; path: string }>(
+  cands: T[],
+  idOf: (c: T) => string,
+  n: number,
+): T[] {
+  const docs = new Set<string>();
+  return cands.filter((c) => {
+    const id = idOf(c);
+    if (docs.size < n) docs.add(id);
+    return docs.has(id);
+  });
+}
+
+/** One store fused on its own, as search() merged stores before global lists (for the table). */
+function fuseAlone(lists: { vector: string[]; lexical: string[] }, fusion: Fusion | object): FusedEntry[] {
+  const f = fusion as Partial<Fusion>;
+  const wv = f.vectorWeight ?? 1;
+  const wl = f.lexicalWeight ?? 1;
+  const produced = (lists.vector.length > 0 ? wv : 0) + (lists.lexical.length > 0 ? wl : 0);
+  const scale = produced > 0 ? (wv + wl) / produced : 1;
+  return fuseRankings(lists, fusion).map((e) => ({ ...e, fusedScore: e.fusedScore * scale }));
 }
 
 const BEGIN = '<!-- eval:begin (generated by `node dist/bench/eval-cranfield.js --update-doc`) -->';

@@ -46,7 +46,30 @@ export interface Setup {
   searches: number;
   model: string;
   fusionCheck: string;
+  layoutCheck: string;
 }
+
+/** Cranfield searched together with an unrelated store of man pages (ids `man:…`, never relevant). */
+export interface Crowding {
+  pages: number;
+  chunks: number;
+  indexMs: number;
+  dir: string;
+  /** search() over Cranfield + man pages: fused documents and bounded excerpts, per query. */
+  modes: { mode: string; ranked: string[][]; bounded: string[][] }[];
+  /** Hybrid, each store fused on its own and the lists concatenated (how stores were merged before). */
+  separate: string[][];
+  /** Whether a man-page chunk was in the top 10 documents / the excerpts, and whether one shared no word. */
+  perQuery: {
+    query: number;
+    mode: string;
+    top10: { any: boolean; unshared: boolean };
+    excerpts: { any: boolean; unshared: boolean };
+  }[];
+}
+
+/** The bound on crowding: merging loses at most this much nDCG@10 and recall@6. */
+export const CROWDING_TOLERANCE = 0.01;
 
 interface PerQuery {
   r6: number[];
@@ -201,6 +224,86 @@ function sweepMatrix(sweep: System[], rows: Row[], judged: Judged[], metric: Met
   ].join('\n');
 }
 
+const isMan = (id: string) => id.startsWith('man:');
+
+function crowdingTable(x: Crowding, rows: Row[], judged: Judged[]): string {
+  const body: string[][] = [];
+  const cell = (v: number, base?: number) => (base === undefined ? f3(v) : `${f3(v)} (${signed(v - base)})`);
+  const count = (mode: string, f: (q: Crowding['perQuery'][number]) => boolean) =>
+    String(x.perQuery.filter((q) => q.mode === mode && f(q)).length);
+  for (const m of x.modes) {
+    const alone = rows.find((r) => r.mode === m.mode)!;
+    const a = perQuery(alone.ranked, judged);
+    const ab = perQuery(alone.boundedFolder, judged);
+    const w = perQuery(m.ranked, judged);
+    const wb = perQuery(m.bounded, judged);
+    body.push([
+      m.mode,
+      'Cranfield alone',
+      cell(mean(a.ndcg10)),
+      cell(mean(a.r6)),
+      cell(mean(ab.r6)),
+      '—',
+      '—',
+      '—',
+    ]);
+    body.push([
+      m.mode,
+      `+ ${x.pages} man pages, search()`,
+      cell(mean(w.ndcg10), mean(a.ndcg10)),
+      cell(mean(w.r6), mean(a.r6)),
+      cell(mean(wb.r6), mean(ab.r6)),
+      count(m.mode, (q) => q.top10.any),
+      count(m.mode, (q) => q.excerpts.any),
+      count(m.mode, (q) => q.top10.unshared || q.excerpts.unshared),
+    ]);
+  }
+  const alone = perQuery(rows.find((r) => r.mode === 'hybrid')!.ranked, judged);
+  const sep = perQuery(x.separate, judged);
+  body.push([
+    'hybrid',
+    `+ ${x.pages} man pages, each store fused alone (before)`,
+    cell(mean(sep.ndcg10), mean(alone.ndcg10)),
+    cell(mean(sep.r6), mean(alone.r6)),
+    '—',
+    String(x.separate.filter((l) => l.slice(0, 10).some(isMan)).length),
+    '—',
+    '—',
+  ]);
+  return table(
+    [
+      'mode',
+      'searched',
+      'nDCG@10 (Δ)',
+      'recall@6 (Δ)',
+      'bounded recall@6 (Δ)',
+      'queries with a man page in the top 10',
+      '… in the excerpts',
+      '… that shares no word with the query',
+    ],
+    body,
+  );
+}
+
+/** Modes that match words: there a man page sharing no word with the query must never show. Pure
+ * vector search ranks by the embedding alone, which may see similarity without a shared word. */
+const WORD_MODES = new Set(['hybrid', 'lexical']);
+
+/** True when search() over both stores loses at most CROWDING_TOLERANCE of nDCG@10 and recall@6 in
+ * every mode and, in the modes that match words, never shows a man-page chunk sharing no word. */
+export function crowdingMet(x: Crowding, rows: Row[], judged: Judged[]): boolean {
+  return x.modes.every((m) => {
+    const a = perQuery(rows.find((r) => r.mode === m.mode)!.ranked, judged);
+    const w = perQuery(m.ranked, judged);
+    const unshared = x.perQuery.some((q) => q.mode === m.mode && (q.top10.unshared || q.excerpts.unshared));
+    return (
+      mean(w.ndcg10) - mean(a.ndcg10) >= -CROWDING_TOLERANCE &&
+      mean(w.r6) - mean(a.r6) >= -CROWDING_TOLERANCE &&
+      !(unshared && WORD_MODES.has(m.mode))
+    );
+  });
+}
+
 export interface Fusion {
   k: number;
   vectorWeight: number;
@@ -210,6 +313,7 @@ export interface Fusion {
 export function renderReport(x: {
   rows: Row[];
   sweep: System[];
+  crowding: Crowding;
   recommended: Fusion;
   judged13: Judged[];
   judged14: Judged[];
@@ -232,6 +336,7 @@ export function renderReport(x: {
     `${s.searches} search() calls in ${sec(s.searchMs)}. search()'s hybrid list vs RRF re-fused offline from its ` +
       `vector and lexical lists: ${s.fusionCheck}.`,
     `Query-numbering trap check: ${x.trap}.`,
+    `Bounded excerpts of the one-folder store against the store with a source per abstract: ${s.layoutCheck}.`,
     '',
     `#### Grades 1–3 relevant (${relevantQueries(x.judged13)})`,
     '',
@@ -254,6 +359,16 @@ export function renderReport(x: {
     sweepMatrix(x.sweep, x.rows, x.judged13, 'r6', '1–3'),
     '',
     sweepMatrix(x.sweep, x.rows, x.judged14, 'ndcg10', '1–4'),
+    '',
+    `#### Crowding: Cranfield searched together with ${x.crowding.pages} man pages (grades 1–3)`,
+    '',
+    `The unrelated store: ${x.crowding.pages} pages of ${x.crowding.dir} (bench/man-pages.ts), one folder source, ` +
+      `${x.crowding.chunks} chunks, indexed in ${sec(x.crowding.indexMs)}. Man pages are never relevant. ` +
+      `Bound: Δ ≥ −${CROWDING_TOLERANCE} for nDCG@10 and recall@6 in every mode, and in hybrid and lexical mode no ` +
+      `man-page chunk that shares no word with the query in the top 10 or the excerpts: ` +
+      `${crowdingMet(x.crowding, x.rows, x.judged13) ? 'met' : 'NOT MET'}.`,
+    '',
+    crowdingTable(x.crowding, x.rows, x.judged13),
     '',
     `#### Proposed starter-model setting (${recName}) against lexical and against the current default`,
     '',

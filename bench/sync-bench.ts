@@ -2,20 +2,26 @@ import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getTokenizer } from '../src/chunk/tokenizer.js';
 import type { SnapshotChunk, SnapshotDoc } from '../src/index/snapshot-types.js';
 import { createDefaultPorts } from '../src/store/default-ports.js';
 import { addSources, createStore, findStore } from '../src/store/engine.js';
 import { runSync } from '../src/store/index-job.js';
 import type { PipelinePorts } from '../src/store/ports.js';
-import { planEmbedding, vectorsByText } from '../src/store/vector-reuse.js';
+import { planEmbedding, reusableVectors } from '../src/store/vector-reuse.js';
 import { benchChunk, codeDoc, prng, proseDoc } from './chunk-bench.js';
+import { greedyChunks } from './greedy-chunker.js';
 import type { BenchRow } from './run.js';
 
 // Incremental sync, each figure against an anchor measured in this run:
 //  - an edit workload (one line appended to each of 40 files, one line inserted in the middle of
-//    each of 10 large files), synced with chunk-level vector reuse and with the whole-document
-//    policy (reuseChunks: false, what syncs did before), on two identical stores, the real
-//    generated model: chunks embedded and wall time;
+//    each of 10 large files) on identical stores with the real generated model: chunks embedded and
+//    wall time of the update, for
+//      before:   v0.1's pipeline: the greedy chunker (bench/greedy-chunker.ts) and whole-document
+//                reuse (a changed file re-embeds every chunk);
+//      whole-doc: the content-defined chunker with whole-document reuse (reuseChunks: false), to
+//                separate the chunker's share from the reuse's;
+//      after:    the content-defined chunker with chunk-level vector reuse (the default);
 //  - the reuse map at 100,000 chunks over sha256 of the same texts (what a hash-keyed map costs);
 //  - the chunker over bare tiktoken encoding (bench/chunk-bench.ts).
 
@@ -69,12 +75,14 @@ function counting(home: string): PipelinePorts & { embedded: number } {
   return ports;
 }
 
-async function workload(reuseChunks: boolean, tree: string) {
+async function workload(policy: 'before' | 'whole-doc' | 'after', tree: string) {
   const home = await mkdtemp(join(tmpdir(), 'kortty-bench-sync-home-'));
   const root = await mkdtemp(join(tmpdir(), 'kortty-bench-sync-src-'));
   await cp(tree, root, { recursive: true });
   await createStore({ name: 'bench', modelId: 'kortty-lexical-starter' }, home);
   const ports = counting(home);
+  if (policy === 'before') ports.chunk = (doc, params) => greedyChunks(doc, params, getTokenizer());
+  const reuseChunks = policy === 'after';
   const first = await addSources('bench', [{ kind: 'folder', path: root }], { ports }, home);
   await editTree(root);
   ports.embedded = 0;
@@ -108,7 +116,17 @@ function reuseMapRow(): BenchRow {
     d.chunks.map((c, i) => ({ ...c, text: (di + i) % 2 ? `${c.text} ` : c.text.slice(0) })),
   );
   const t0 = performance.now();
-  const work = planEmbedding(fresh, vectorsByText(docs));
+  const fingerprint = {
+    modelId: 'bench',
+    fileName: 'bench.gguf',
+    fileSize: 0,
+    fileSha256: '',
+    dimension: 384,
+    pooling: 'mean' as const,
+    documentPrefix: '',
+    queryPrefix: '',
+  };
+  const work = planEmbedding(fresh, reusableVectors({ fingerprint, docs }, fingerprint));
   const mapMs = performance.now() - t0;
   const t1 = performance.now();
   for (const c of fresh) createHash('sha256').update(c.text).digest();
@@ -122,18 +140,20 @@ function reuseMapRow(): BenchRow {
 
 export async function benchSync(): Promise<BenchRow[]> {
   const tree = await makeTree();
-  const before = await workload(false, tree);
-  const after = await workload(true, tree);
+  const before = await workload('before', tree);
+  const wholeDoc = await workload('whole-doc', tree);
+  const after = await workload('after', tree);
+  const what = `appends to ${SMALL} files + one mid-file line in ${LARGE} large files`;
   const rows: BenchRow[] = [
     {
-      name: 'edit workload: chunks embedded, reuse / whole-doc',
+      name: 'edit workload: chunks embedded, after / before',
       ratio: after.embedded / before.embedded,
-      details: `appends to ${SMALL} files + one mid-file line in ${LARGE} large files (initial index ${after.initial} chunks): ${after.embedded} chunks embedded with chunk reuse vs ${before.embedded} re-embedding changed documents whole`,
+      details: `${what}: ${after.embedded} chunks embedded (content-defined cuts, chunk reuse; initial index ${after.initial}) vs ${before.embedded} before (greedy cuts, changed files re-embedded whole; initial index ${before.initial}); whole-doc reuse with content-defined cuts: ${wholeDoc.embedded}`,
     },
     {
-      name: 'edit workload: wall time, reuse / whole-doc',
+      name: 'edit workload: update wall time, after / before',
       ratio: after.ms / before.ms,
-      details: `update ${(after.ms / 1000).toFixed(1)} s vs ${(before.ms / 1000).toFixed(1)} s (scan, extract, chunk, embed, write; generated starter model)`,
+      details: `update ${(after.ms / 1000).toFixed(1)} s vs ${(before.ms / 1000).toFixed(1)} s before (whole-doc with content-defined cuts ${(wholeDoc.ms / 1000).toFixed(1)} s); scan, extract, chunk, embed, write; generated starter model`,
     },
     reuseMapRow(),
   ];

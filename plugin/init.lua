@@ -15,8 +15,9 @@ M.defaults = {
   bin = { 'kortty-rag' },
   action = 'ask',
   profile = nil,
+  -- Free in WezTerm's default key table (CTRL+SHIFT+R is its own "reload configuration").
   ask_key = { key = 'a', mods = 'CTRL|SHIFT' },
-  manager_key = { key = 'r', mods = 'CTRL|SHIFT' },
+  manager_key = { key = 'b', mods = 'CTRL|SHIFT' },
   -- Where answers and the manager open: 'Bottom' | 'Right' | 'Top' | 'Left' split, or 'tab'.
   ask_direction = 'Bottom',
   ask_size = 0.4,
@@ -107,19 +108,45 @@ local function open_view(window, pane, direction, size, args)
   end
 end
 
+--- Characters of a selection that are not blank.
+function M.nonblank_chars(text)
+  local stripped = text:gsub('%s', '')
+  return utf8.len(stripped) or #stripped
+end
+
+local function ask_now(o, window, pane, text)
+  local path, err = M.write_selection(o, text)
+  if not path then
+    notify(window, 'cannot write the selection to a temporary file: ' .. tostring(err))
+    return
+  end
+  open_view(window, pane, o.ask_direction, o.ask_size, M.ask_args(o, path))
+end
+
 function M.ask_selection(o)
   return wezterm.action_callback(function(window, pane)
     local text = window:get_selection_text_for_pane(pane)
-    if text == nil or text == '' then
+    local n = text and M.nonblank_chars(text) or 0
+    if n == 0 then
       notify(window, 'nothing selected: select text first')
       return
     end
-    local path, err = M.write_selection(o, text)
-    if not path then
-      notify(window, 'cannot write the selection to a temporary file: ' .. tostring(err))
+    if n < 3 then
+      -- One or two characters are more likely a slip than a question: ask first.
+      window:perform_action(
+        wezterm.action.PromptInputLine({
+          description = 'kortty-rag: ask about a ' .. n .. '-character selection? (y/n)',
+          action = wezterm.action_callback(function(w, p, line)
+            if line and line:match('^%s*[yY]') then
+              ask_now(o, w, p, text)
+            end
+          end),
+        }),
+        pane
+      )
       return
     end
-    open_view(window, pane, o.ask_direction, o.ask_size, M.ask_args(o, path))
+    ask_now(o, window, pane, text)
   end)
 end
 

@@ -4,6 +4,8 @@
 export const ERROR_MESSAGES = {
   // configuration / arguments
   INVALID_ARGUMENT: (d) => `invalid argument${d.name ? ` ${d.name}` : ''}: ${d.reason}`,
+  // a command line the CLI cannot run: it prints the reason, then the usage, and exits 2
+  USAGE: (d) => `${d.reason}`,
   INVALID_SIZE_LIMIT: (d) => `size limit ${d.value} is outside 1 MiB..1 GiB`,
   // scanning
   SOURCE_NOT_FOUND: (d) => `${d.path}: source root does not exist`,

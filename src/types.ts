@@ -173,7 +173,11 @@ export interface Candidate {
   vectorRank?: number;
   lexicalRank?: number;
   vectorScore?: number;
+  /** BM25 score in the chunk's own store. */
   lexicalScore?: number;
+  /** `lexicalScore` as a share of the store's BM25 ceiling for the query (0..1): comparable across
+   * stores, so several stores' lexical hits can form one ranking (src/retrieve/merge.ts). */
+  lexicalMatch?: number;
   fusedScore: number;
   chunkId: string;
   /** sha256 of the complete source document the chunk came from (for stale-citation checks). */

@@ -6,6 +6,7 @@
 # TPM discards the output of plugins, so every error is shown with `tmux display-message`.
 #
 #   kortty-rag.sh init                 bind keys (run by kortty-rag.tmux), start the watcher if asked
+#   kortty-rag.sh copy-key CLIENT PANE SELECTED   copy-mode key: no selection -> a message, else copy-pipe
 #   kortty-rag.sh selection CLIENT     stdin = copy-mode selection -> popup with the answer
 #   kortty-rag.sh ask-buffer CLIENT    most recent tmux buffer -> popup with the answer
 #   kortty-rag.sh popup-ask FILE       (inside the popup) kortty-rag ask --stdin < FILE
@@ -19,7 +20,8 @@ SCRIPT="$CURRENT_DIR/kortty-rag.sh"
 REPO_DIR="$(cd "$CURRENT_DIR/../.." && pwd)"
 
 manager_key_option='@kortty-rag-manager-key'
-manager_key_default='R'
+# Defaults are free in tmux's own key tables and avoid the keys users bind most (R: reload config).
+manager_key_default='B'
 ask_key_option='@kortty-rag-ask-key'
 ask_key_default='A'
 copy_mode_key_option='@kortty-rag-copy-mode-key'
@@ -52,9 +54,24 @@ display_error() {
 	tmux display-message "${msg//#/##}" 2>/dev/null || printf '%s\n' "$msg" >&2
 }
 
-# One word for sh, whatever it contains.
+# One word for sh, whatever it contains. tmux's command parser reads the same quoting.
 sh_quote() {
 	printf "'%s'" "${1//\'/\'\\\'\'}"
+}
+
+# A message on one client (the one that pressed the key) when known.
+display_to() {
+	local client=$1 msg="kortty-rag: $2"
+	msg="${msg//$'\n'/ }"
+	if [[ -n $client ]]; then
+		tmux display-message -c "$client" "${msg//#/##}" 2>/dev/null && return 0
+	fi
+	display_error "$2"
+}
+
+# Characters of a file that are not blank (UTF-8 continuation bytes are not counted).
+nonblank_chars() {
+	LC_ALL=C tr -d ' \t\r\n\v\f\200-\277' <"$1" | wc -c | tr -d ' '
 }
 
 # CLI=(the command that runs kortty-rag): a .js path runs through node.
@@ -120,14 +137,43 @@ ask_file() {
 		"$(sh_quote "$SCRIPT") popup-ask $(sh_quote "$file")"
 }
 
+# The copy-mode key. With nothing selected copy-pipe would leave copy mode without a word: say so
+# and stay in copy mode. tmux older than 3.1 has no #{selection_present} (SELECTED is empty).
+cmd_copy_key() {
+	local client=${1:-} pane=${2:-} selected=${3:-}
+	if [[ $selected == 0 ]]; then
+		display_to "$client" "nothing selected: start a selection first (Space or v in vi mode, C-Space in emacs mode)"
+		return 0
+	fi
+	local q_script
+	q_script="$(sh_quote "$SCRIPT")"
+	tmux send-keys -t "$pane" -X copy-pipe-and-cancel "${q_script//#/##} selection $(sh_quote "$client")"
+}
+
 cmd_selection() {
-	local file
+	local client=${1:-} file n
 	file="$(new_selection_file)" || {
 		display_error "cannot create a temporary file in ${TMPDIR:-/tmp}"
 		return 1
 	}
 	cat >"$file"
-	ask_file "${1:-}" "$file"
+	n="$(nonblank_chars "$file")"
+	if ((n == 0)); then
+		rm -f "$file"
+		display_to "$client" "nothing selected: the selection is blank"
+		return 0
+	fi
+	if ((n < 3)); then
+		# A stray click or a 1-2 character selection is more likely a slip than a question: ask
+		# first. copy-pipe also kept the selection as the newest buffer, which "y" asks about.
+		rm -f "$file"
+		local cmd
+		cmd="$(sh_quote "$SCRIPT") ask-buffer $(sh_quote "$client")"
+		tmux confirm-before ${client:+-t "$client"} -p "kortty-rag: ask about a $n-character selection? (y/n)" \
+			"run-shell -b $(sh_quote "${cmd//#/##}")" || display_to "$client" "could not ask for confirmation"
+		return 0
+	fi
+	ask_file "$client" "$file"
 }
 
 cmd_ask_buffer() {
@@ -253,7 +299,7 @@ cmd_init() {
 		display_error "cannot bind $ask_key_option ($ask_key)"
 	local table
 	for table in copy-mode-vi copy-mode; do
-		tmux bind-key -T "$table" "$copy_key" send-keys -X copy-pipe-and-cancel "$f_script selection '#{client_name}'" ||
+		tmux bind-key -T "$table" "$copy_key" run-shell -b "$f_script copy-key '#{client_name}' '#{pane_id}' '#{selection_present}'" ||
 			display_error "cannot bind $copy_mode_key_option ($copy_key) in $table"
 	done
 
@@ -276,6 +322,7 @@ main() {
 	shift || true
 	case "$sub" in
 	init) cmd_init ;;
+	copy-key) cmd_copy_key "$@" ;;
 	selection) cmd_selection "$@" ;;
 	ask-buffer) cmd_ask_buffer "$@" ;;
 	popup-ask) cmd_popup_ask "$@" ;;

@@ -8,8 +8,12 @@
 // the embedding model tokenizes with its own vocabulary.
 //
 // Always `encode_ordinary`: text such as `<|endoftext|>` is document content, never a special token.
+//
+// tiktoken is required on first use, not imported: loading it and building the cl100k encoder
+// costs ~0.14 s, which a search whose block is provably within budget never needs to pay.
 
-import { get_encoding, type Tiktoken } from 'tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken } from 'tiktoken';
 import { countSegmented } from './segments.js';
 
 export const TOKEN_ENCODING = 'cl100k_base';
@@ -28,8 +32,17 @@ let encoder: Tiktoken | undefined;
 let byteLengths = new Uint16Array(0);
 
 function ensureEncoder(): Tiktoken {
-  encoder ??= get_encoding(TOKEN_ENCODING);
+  if (!encoder) {
+    const { get_encoding } = createRequire(import.meta.url)('tiktoken') as typeof import('tiktoken');
+    encoder = get_encoding(TOKEN_ENCODING);
+  }
   return encoder;
+}
+
+/** True once the encoder has been created (and not disposed since): lets tests and benchmarks see
+ * whether a search paid for it. */
+export function tokenizerLoaded(): boolean {
+  return encoder !== undefined;
 }
 
 function lookupByteLength(id: number): number {

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createError, isKorttyError, type KorttyError } from '../errors.js';
 import { errReason } from '../storage/atomic-write.js';
 import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
+import { acquireLock, type StoreLock } from '../store/lock.js';
 import { type CatalogModel, catalogEntry, huggingFaceUrl } from './catalog.js';
 import {
   checkGgufHeader,
@@ -77,9 +77,10 @@ export async function installModel(id: string, opts: InstallOptions = {}): Promi
   const plan = planInstall(id, opts);
   const dest = join(modelsDir(home), plan.fileName);
   const staging = partialDownloadDir(id, home);
-  await fsp.mkdir(staging, { recursive: true });
-  const release = await acquireInstallLock(`${staging}.lock`, id);
+  const lock = await acquireInstallLock(id, home);
   try {
+    // Under the lock: another install removes an empty staging directory when it ends.
+    await fsp.mkdir(staging, { recursive: true });
     const early = await checkExisting(plan, dest, home);
     if (early) return early;
     const staged = join(staging, plan.fileName);
@@ -105,6 +106,7 @@ export async function installModel(id: string, opts: InstallOptions = {}): Promi
       if ((await sha256File(dest)) !== sha256) throw occupied(plan, dest);
       status = 'adopted';
     } else {
+      await assertStillHeld(lock, id);
       await placeWithoutOverwrite(staged, dest);
     }
     const record = await registerModelFile(dest, { id, source: plan.source, url: plan.url, sha256, home });
@@ -112,7 +114,7 @@ export async function installModel(id: string, opts: InstallOptions = {}): Promi
     return { record, path: dest, status, resumed };
   } finally {
     await fsp.rmdir(staging).catch(() => {}); // only when empty: a partial download stays
-    await release();
+    await lock.release();
   }
 }
 
@@ -421,39 +423,39 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-/**
- * One install of a model at a time, across processes: the lock file is created complete (written
- * under a unique name, then linked into place) so a reader never sees it empty. A lock whose pid is
- * no longer running is stale and taken over.
- */
-async function acquireInstallLock(path: string, id: string): Promise<() => Promise<void>> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await fsp.writeFile(tmp, String(process.pid));
+/** A holder that stalled past the stale bound may have been replaced: it must not place the file. */
+async function assertStillHeld(lock: StoreLock, id: string): Promise<void> {
   try {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await fsp.link(tmp, path);
-        return () => fsp.unlink(path).catch(() => {});
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
-          throw createError('IO_FAILED', { path, op: 'lock', reason: errReason(err) }, err);
-      }
-      const pid = Number((await fsp.readFile(path, 'utf8').catch(() => '')).trim());
-      if (Number.isSafeInteger(pid) && pid > 0 && isRunning(pid))
-        throw createError('MODEL_BUSY', { id, pid });
-      await fsp.unlink(path).catch(() => {});
-    }
-    throw createError('MODEL_BUSY', { id, pid: '?' });
-  } finally {
-    await fsp.unlink(tmp).catch(() => {});
+    await lock.assertHeld();
+  } catch (err) {
+    if (isKorttyError(err, 'STORE_BUSY'))
+      throw createError('MODEL_BUSY', { id, pid: err.details.pid ?? '?' });
+    throw err;
   }
 }
 
-function isRunning(pid: number): boolean {
+/** Longer than the store lock's: generating the starter model keeps this process busy for seconds. */
+export const INSTALL_LOCK_STALE_MS = 60_000;
+
+/**
+ * One install of a model at a time, across processes, with the store lock's scheme
+ * (src/store/lock.ts): a directory renamed into place complete with its owner, a heartbeat,
+ * takeover of a dead or silent owner serialised by a guard, and release only of our own lock.
+ */
+export async function acquireInstallLock(id: string, home = korttyHome()): Promise<StoreLock> {
+  const staging = partialDownloadDir(id, home);
+  await fsp.mkdir(dirname(staging), { recursive: true });
   try {
-    process.kill(pid, 0);
-    return true;
+    return await acquireLock(`${staging}${INSTALL_LOCK_SUFFIX}`, id, {
+      job: 'install',
+      staleMs: INSTALL_LOCK_STALE_MS,
+    });
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if (isKorttyError(err, 'STORE_BUSY'))
+      throw createError('MODEL_BUSY', { id, pid: err.details.pid ?? '?' });
+    throw err;
   }
 }
+
+/** Next to the staging directory; not `.lock`, which older versions used for a lock file. */
+const INSTALL_LOCK_SUFFIX = '.install-lock';

@@ -24,7 +24,12 @@ export { type ModelInfo, readModelInfo } from './model-info.js';
 //   evaluated in one batch (a chunk split across batches silently yields a different vector);
 // - a chunk longer than the context is truncated to it, counted with the model's own tokenizer,
 //   and reported (stats.truncated, warnings, onTruncated) rather than split: one chunk, one vector;
-// - texts go through in batches of 32 for progress and cancellation; vectors are L2-normalised.
+// - texts go through in batches of 32 for progress and cancellation; vectors are L2-normalised;
+// - a context is never disposed while an embedding call on it is in flight: node-llama-cpp 3.21.1
+//   reads the vector (`getEmbedding`) after its decode has released the dispose guard, so a
+//   dispose that lands in that gap frees the llama context on a worker thread while the main
+//   thread still reads it (SIGSEGV in llama_pooling_type). Cancelling a batch therefore waits for
+//   the calls already running on the other contexts, and close() waits for every call in flight.
 
 export const EMBED_BATCH = 32;
 export const MAX_CONTEXT = 2048;
@@ -183,6 +188,7 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
   const dimension = info.dimension;
   const emptyVector = new Float32Array(dimension).fill(1 / Math.sqrt(dimension));
   let closed = false;
+  const inflight = new Set<Promise<unknown>>();
 
   const embedOne = async (ctx: LlamaEmbeddingContext, text: string, index: number, o: EmbedOptions) => {
     let tokens: Token[] = model.tokenize(text);
@@ -203,11 +209,18 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     }
     stats.tokens += tokens.length + specials;
     let vector: readonly number[];
+    // No await between this check and the call: close() either sees the call in `inflight` or
+    // the call sees `closed`.
+    if (closed) throw createError('EMBEDDER_CLOSED', { model: label });
+    const call = ctx.getEmbeddingFor(tokens);
+    inflight.add(call);
     try {
-      vector = (await ctx.getEmbeddingFor(tokens)).vector;
+      vector = (await call).vector;
     } catch (err) {
       if (closed) throw createError('EMBEDDER_CLOSED', { model: label }, err);
       throw createError('EMBED_FAILED', { what: `text ${index}`, model: label, reason: errText(err) }, err);
+    } finally {
+      inflight.delete(call);
     }
     if (vector.length !== dimension) {
       throw createError('EMBED_FAILED', {
@@ -226,23 +239,23 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     for (let start = 0; start < texts.length; start += batch) {
       const end = Math.min(texts.length, start + batch);
       let next = start;
-      let failed = false;
-      // Each context pulls the next text; the first failure stops the others at their next pull.
+      let failure: { err: unknown } | undefined;
+      // Each context pulls the next text; the first failure (a cancel included) stops the others
+      // at their next pull, and is thrown only once none of them is still inside the model.
       await Promise.all(
         contexts.map(async (ctx) => {
-          while (!failed && next < end) {
+          while (!failure && next < end) {
             const i = next++;
             try {
               checkAborted(o.signal);
-              if (closed) throw createError('EMBEDDER_CLOSED', { model: label });
               out[i] = await embedOne(ctx, texts[i]!, i, o);
             } catch (err) {
-              failed = true;
-              throw err;
+              failure ??= { err };
             }
           }
         }),
       );
+      if (failure) throw failure.err;
       o.onBatch?.(end);
     }
     return out;
@@ -266,6 +279,7 @@ export async function createEmbedder(opts: EmbedderOptions): Promise<Embedder> {
     async close() {
       if (closed) return;
       closed = true;
+      await Promise.allSettled([...inflight]);
       await Promise.all(contexts.map((c) => c.dispose()));
       await lease.release();
     },

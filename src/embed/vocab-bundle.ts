@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
+import { pidAlive } from '../util/pid-alive.js';
 import { parseGguf } from './gguf-reader.js';
 
 // Vocabulary GGUFs ship inside node-llama-cpp's llama.cpp source bundle
@@ -51,6 +52,7 @@ export async function extractVocabs(names: VocabName[], cacheDir: string, bundle
       });
     }
   }
+  await sweepStaleBundles(cacheDir);
   const paths = names.map((n) => join(cacheDir, vocabFileName(n)));
   const missing: VocabName[] = [];
   for (const [i, n] of names.entries()) {
@@ -58,8 +60,9 @@ export async function extractVocabs(names: VocabName[], cacheDir: string, bundle
   }
   if (missing.length === 0) return paths;
   await mkdir(cacheDir, { recursive: true });
-  // A private bare repository: the bundle is a squashed single commit, fetched in ~3 s.
-  const repo = await mkdtemp(join(cacheDir, '.bundle-'));
+  // A private bare repository: the bundle is a squashed single commit, fetched in ~3 s. Its name
+  // carries our pid, so a later run can tell a killed extraction's leftover from a live one.
+  const repo = await mkdtemp(join(cacheDir, `${BUNDLE_PREFIX}${process.pid}-`));
   const git = (args: string[], maxBuffer = 1 << 20) =>
     run('git', ['-C', repo, ...args], {
       maxBuffer,
@@ -93,6 +96,41 @@ export async function extractVocabs(names: VocabName[], cacheDir: string, bundle
     await rm(repo, { recursive: true, force: true });
   }
   return paths;
+}
+
+const BUNDLE_PREFIX = '.bundle-';
+/** A leftover whose pid runs again after this long is taken as pid reuse (extraction takes seconds). */
+const OWNED_MAX_AGE_MS = 60 * 60_000;
+/** Leftovers of versions that did not tag them with a pid: judged by age alone. */
+const UNOWNED_MAX_AGE_MS = 10 * 60_000;
+
+/**
+ * Removes the private repositories (~30 MB each) of extractions that were killed: those whose
+ * process is gone, and any older than an extraction can take. A live concurrent one is kept.
+ */
+export async function sweepStaleBundles(cacheDir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(cacheDir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(BUNDLE_PREFIX)) continue;
+    const path = join(cacheDir, name);
+    const age = await stat(path).then(
+      (st) => Date.now() - st.mtimeMs,
+      () => undefined,
+    );
+    if (age === undefined) continue; // removed meanwhile
+    const owner = /^\.bundle-(\d+)-/.exec(name);
+    const stale = owner ? !pidAlive(Number(owner[1])) || age > OWNED_MAX_AGE_MS : age > UNOWNED_MAX_AGE_MS;
+    if (!stale) continue;
+    await rm(path, { recursive: true, force: true }).catch(() => {});
+    removed.push(name);
+  }
+  return removed;
 }
 
 async function isValidGguf(path: string): Promise<boolean> {

@@ -160,7 +160,65 @@ export function bm25Idf(docCount: number, df: number): number {
   return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
 }
 
-const scratch = new WeakMap<Bm25Index, Float64Array>();
+/** A store's BM25 view of one query's terms: what its ceiling (`bm25Ceiling`) is computed from. */
+export interface Bm25Stats {
+  docCount: number;
+  k1: number;
+  /** Document frequency of each query term the index holds. */
+  df: ReadonlyMap<string, number>;
+}
+
+/** The distinct terms of a query, in first-occurrence order (repeated terms count once). */
+export function queryTerms(query: string): string[] {
+  return [...new Set(tokenize(query))];
+}
+
+export function bm25Stats(index: Bm25Index, query: string): Bm25Stats {
+  const df = new Map<string, number>();
+  for (const term of queryTerms(query)) {
+    const t = findTerm(index, term);
+    if (t >= 0) df.set(term, index.df[t]!);
+  }
+  return { docCount: index.docCount, k1: index.params.k1, df };
+}
+
+/**
+ * The score no document of the index reaches for `terms`: Σ idf(t) × (k1 + 1), the limit of each
+ * term's saturating part as its frequency grows. A term the index does not hold counts with the
+ * idf of an unseen term (it is part of the query, and no document here can match it). A score
+ * divided by this ceiling is the idf-weighted share of the query a chunk matches, in [0, 1).
+ */
+export function bm25Ceiling(stats: Bm25Stats, terms: Iterable<string>): number {
+  let sum = 0;
+  for (const term of terms) sum += bm25Idf(stats.docCount, stats.df.get(term) ?? 0) * (stats.k1 + 1);
+  return sum;
+}
+
+interface Scratch {
+  /** Score accumulator, re-zeroed where touched: no 8n-byte allocation per query. */
+  scores: Float64Array;
+  /** Documents with a score, in the order first touched. */
+  hits: Uint32Array;
+  /** k1 × (1 − b + b × length / avgdl) per document: the same for every query. */
+  norm: Float64Array;
+}
+
+const scratch = new WeakMap<Bm25Index, Scratch>();
+
+function scratchFor(index: Bm25Index): Scratch {
+  let s = scratch.get(index);
+  if (!s) {
+    const n = index.docCount;
+    const { k1, b } = index.params;
+    const { docLengths } = index;
+    const avgdl = index.totalLength / n || 1;
+    const norm = new Float64Array(n);
+    for (let doc = 0; doc < n; doc++) norm[doc] = k1 * (1 - b + (b * docLengths[doc]!) / avgdl);
+    s = { scores: new Float64Array(n), hits: new Uint32Array(n), norm };
+    scratch.set(index, s);
+  }
+  return s;
+}
 
 /**
  * The k best documents for `query` (repeated query terms count once), best first; ties go to the
@@ -168,19 +226,13 @@ const scratch = new WeakMap<Bm25Index, Float64Array>();
  * restricted search still returns k hits when k allowed documents match).
  */
 export function searchBm25(index: Bm25Index, query: string, k: number, allowed?: Uint8Array): SearchHit[] {
-  const { k1, b } = index.params;
+  const { k1 } = index.params;
   const n = index.docCount;
   if (n === 0 || k <= 0) return [];
-  const avgdl = index.totalLength / n || 1;
-  // One score array per index, reused (and re-zeroed where touched): no 8n-byte allocation per query.
-  let scores = scratch.get(index);
-  if (!scores) {
-    scores = new Float64Array(n);
-    scratch.set(index, scores);
-  }
-  const hitDocs: number[] = [];
-  const { postings, postingOffsets, docLengths } = index;
-  for (const term of new Set(tokenize(query))) {
+  const { scores, hits, norm } = scratchFor(index);
+  let hitCount = 0;
+  const { postings, postingOffsets } = index;
+  for (const term of queryTerms(query)) {
     const t = findTerm(index, term);
     if (t < 0) continue;
     const idf = bm25Idf(n, index.df[t]!);
@@ -188,31 +240,29 @@ export function searchBm25(index: Bm25Index, query: string, k: number, allowed?:
     const end = postingOffsets[t + 1]!;
     let doc = 0;
     while (p < end) {
-      let gap = 0;
-      let shift = 0;
-      let byte: number;
-      do {
+      // varints: one byte in the common case (gaps and term frequencies below 128)
+      let byte = postings[p++]!;
+      let gap = byte & 0x7f;
+      for (let shift = 7; byte & 0x80; shift += 7) {
         byte = postings[p++]!;
         gap += (byte & 0x7f) * 2 ** shift;
-        shift += 7;
-      } while (byte & 0x80);
-      let tf = 0;
-      shift = 0;
-      do {
+      }
+      byte = postings[p++]!;
+      let tf = byte & 0x7f;
+      for (let shift = 7; byte & 0x80; shift += 7) {
         byte = postings[p++]!;
         tf += (byte & 0x7f) * 2 ** shift;
-        shift += 7;
-      } while (byte & 0x80);
+      }
       doc += gap;
       if (doc >= n) break; // only a damaged index (checksums make this unreachable)
       if (allowed && allowed[doc] !== 1) continue;
-      const s = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * docLengths[doc]!) / avgdl));
-      if (scores[doc] === 0) hitDocs.push(doc);
-      scores[doc]! += s;
+      if (scores[doc] === 0) hits[hitCount++] = doc;
+      scores[doc]! += (idf * tf * (k1 + 1)) / (tf + norm[doc]!);
     }
   }
-  const top = new TopK(Math.min(k, hitDocs.length));
-  for (const doc of hitDocs) {
+  const top = new TopK(Math.min(k, hitCount));
+  for (let i = 0; i < hitCount; i++) {
+    const doc = hits[i]!;
     top.push(scores[doc]!, doc);
     scores[doc] = 0;
   }

@@ -1,5 +1,5 @@
 import { createError } from '../errors.js';
-import { type Bm25Index, searchBm25 } from './bm25.js';
+import { type Bm25Index, type Bm25Stats, bm25Stats, searchBm25 } from './bm25.js';
 import { exactSearch, vectorNorms } from './exact-search.js';
 import type { HnswSearcher } from './hnsw.js';
 import type { HnswParams, SearchHit, SnapshotChunk, SnapshotData, SnapshotDoc } from './snapshot-types.js';
@@ -25,6 +25,8 @@ export interface OpenSnapshot {
   searchVector(query: Float32Array, k: number, allowedSourceIds?: Set<string>): SearchHit[];
   /** BM25 score, best first; only chunks of `allowedSourceIds` when given. */
   searchLexical(query: string, k: number, allowedSourceIds?: Set<string>): SearchHit[];
+  /** This snapshot's BM25 statistics for the query's terms (see `bm25Ceiling`). */
+  lexicalStats(query: string): Bm25Stats;
   chunkAt(ordinal: number): { doc: SnapshotDoc; chunk: SnapshotChunk };
   close(): void;
 }
@@ -67,7 +69,13 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
   const open = () => {
     if (closed) throw createError('INVALID_ARGUMENT', { name: 'snapshot', reason: `${s.path} was closed` });
   };
-  const mask = (allowed: Set<string>): { mask: Uint8Array; count: number } => {
+  // The mask of the last source filter is kept: a search runs a vector and a lexical query with
+  // the same filter, and the next search usually has it too. A filter that allows every chunk
+  // gives no mask at all (unfiltered search is cheaper, above all inside hnswlib).
+  let lastMask: { key: string; mask: Uint8Array | undefined; count: number } | undefined;
+  const mask = (allowed: Set<string>): { mask: Uint8Array | undefined; count: number } => {
+    const key = [...allowed].sort().join('\u0000');
+    if (lastMask?.key === key) return lastMask;
     const m = new Uint8Array(n);
     let count = 0;
     s.data.docs.forEach((doc, di) => {
@@ -75,7 +83,8 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
       m.fill(1, firstOf[di]!, firstOf[di]! + doc.chunks.length);
       count += doc.chunks.length;
     });
-    return { mask: m, count };
+    lastMask = { key, mask: count === n ? undefined : m, count };
+    return lastMask;
   };
   const exact = (query: Float32Array, k: number, allowed?: Uint8Array) => {
     norms ??= vectorNorms(s.vectors, dim);
@@ -104,6 +113,7 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
       const { mask: m, count } = mask(allowedSourceIds);
       if (count === 0) return [];
       if (!s.graph || count <= exactLimit || count * 20 < n) return exact(query, k, m);
+      if (!m) return s.graph.search(query, k, s.hnsw.efSearch);
       // The walk skips filtered nodes, so widen ef in proportion to what the filter removes.
       const ef = Math.min(n, Math.ceil((s.hnsw.efSearch * n) / count));
       const hits = s.graph.search(query, k, ef, m).filter((h) => m[h.chunkOrdinal] === 1);
@@ -112,6 +122,10 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
     searchLexical(query, k, allowedSourceIds) {
       open();
       return searchBm25(s.bm25, query, k, allowedSourceIds ? mask(allowedSourceIds).mask : undefined);
+    },
+    lexicalStats(query) {
+      open();
+      return bm25Stats(s.bm25, query);
     },
     chunkAt(ordinal) {
       if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= n) {

@@ -107,8 +107,10 @@ export async function runMcpServer(opts: McpServerOptions = {}): Promise<void> {
   process.stdin.once('end', () => {
     session.flush().finally(stop);
   });
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // `on`, not `once`: signal-exit 3 (a node-llama-cpp dependency) re-raises a signal that finds
+  // no listener but its own, which is what a consumed `once` listener looks like.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   try {
     await closed;
   } finally {

@@ -78,6 +78,7 @@ export function openConnection(opts: QdrantStoreOptions): Connection {
     // As a header rather than `apiKey`, which console.warns over loopback http.
     ...(opts.apiKey ? { headers: { 'api-key': opts.apiKey } } : {}),
   });
+  refuseRedirects(client);
 
   const conn: Connection = {
     client,
@@ -121,4 +122,32 @@ export function openConnection(opts: QdrantStoreOptions): Connection {
     },
   };
   return conn;
+}
+
+type ApiCall = ((payload: unknown, init?: RequestInit) => Promise<unknown>) & Record<string, unknown>;
+
+/**
+ * Node's fetch follows redirects, re-sending custom headers (our `api-key`) and the request body
+ * (document text) to whatever a 3xx points at, on any origin and scheme. Qdrant's REST API never
+ * redirects, so none is followed: every request the client makes goes through the functions of
+ * `client.api()` (its methods call those too), and each now passes `redirect: 'manual'`, so a 3xx
+ * comes back as an error (see failures.ts) before anything is sent elsewhere.
+ */
+export function refuseRedirects(client: QdrantClient): void {
+  const api = client.api() as unknown as Record<string, ApiCall>;
+  const names = Object.keys(api).filter((k) => typeof api[k] === 'function');
+  // The client's layout is not public API: refuse to run unguarded if it changes.
+  if (names.length === 0 || typeof api.upsertPoints !== 'function') {
+    throw createError('QDRANT_FAILED', {
+      op: 'connect',
+      reason: 'this version of @qdrant/js-client-rest cannot be set to refuse redirects',
+    });
+  }
+  for (const name of names) {
+    const call = api[name]!;
+    api[name] = Object.assign(
+      (payload: unknown, init?: RequestInit) => call(payload, { ...init, redirect: 'manual' }),
+      call,
+    );
+  }
 }

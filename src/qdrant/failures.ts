@@ -1,4 +1,5 @@
 import { createError, isKorttyError, type KorttyError } from '../errors.js';
+import { redactSecrets } from '../util/redact-secret.js';
 
 // Turning whatever the Qdrant client throws into a KorttyError that is safe to show, log and
 // persist, and deciding what is worth a retry. Pure.
@@ -48,7 +49,11 @@ export function classifyFailure(err: unknown, secrets: readonly string[], timeou
     const collectionMissing =
       status === 404 && serverMsg !== undefined && /^Not found: Collection\b/i.test(serverMsg);
     let reason: string;
-    if (status === 401 || status === 403) {
+    if (status >= 300 && status < 400) {
+      // Not followed (connection.ts): the key and the documents go to the configured endpoint only.
+      const to = redirectOrigin(e, secrets);
+      reason = `HTTP ${status}: the server redirected the request${to ? ` to ${to}` : ''}; redirects are refused, so the API key and the documents are only ever sent to the configured endpoint`;
+    } else if (status === 401 || status === 403) {
       // Never echo an auth failure body: it is where proxies repeat the credentials they saw.
       reason = `HTTP ${status}: the server refused the credentials; check the API key for this store`;
     } else {
@@ -140,10 +145,9 @@ export async function withRetry<T>(op: string, fn: () => Promise<T>, opts: Retry
   }
 }
 
-/** Removes every secret (and anything that looks like an `api-key:` header) from server text. */
+/** Removes every secret, in any shape (src/util/redact-secret.ts), and anything that looks like an `api-key:` header, from server text. */
 export function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length > 0) out = out.split(s).join('[redacted]');
+  let out = redactSecrets(text, secrets);
   out = out.replace(
     /(api[-_]?key|authorization)(["']?\s*[:=]\s*["']?)(?:(?:bearer|basic)\s+)?[^\s"',}]+/gi,
     '$1$2[redacted]',
@@ -169,4 +173,17 @@ function networkCode(err: unknown): string | undefined {
     cur = (cur as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** The origin a refused redirect pointed at (never its path or query: a key may ride there). */
+function redirectOrigin(err: unknown, secrets: readonly string[]): string | undefined {
+  const headers = (err as { headers?: unknown }).headers;
+  const location = headers instanceof Headers ? headers.get('location') : null;
+  if (!location) return undefined;
+  try {
+    const u = new URL(location, (err as { url?: unknown }).url as string | undefined);
+    return scrub(`${u.protocol}//${u.host}`, secrets);
+  } catch {
+    return undefined;
+  }
 }

@@ -70,8 +70,16 @@ export function excerptBody(text: string): string {
   return sanitizeUntrusted(text).replace(/\n+$/, '');
 }
 
+/** What precedes the excerpt text: the header line and the opening tag, each ending a line. */
+export function excerptHead(e: BlockExcerpt): string {
+  return `${excerptHeader(e)}\n<excerpt id="${e.marker}">\n`;
+}
+
+/** What follows the excerpt text. */
+export const EXCERPT_END = '\n</excerpt>';
+
 export function renderExcerpt(e: BlockExcerpt): string {
-  return `${excerptHeader(e)}\n<excerpt id="${e.marker}">\n${excerptBody(e.text)}\n</excerpt>`;
+  return `${excerptHead(e)}${excerptBody(e.text)}${EXCERPT_END}`;
 }
 
 /** The block is BLOCK_HEAD + excerpts joined by EXCERPT_SEPARATOR + BLOCK_TAIL. */

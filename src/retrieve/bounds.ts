@@ -1,29 +1,50 @@
 // Chooses which fused candidates enter the <retrieved_context> block and assigns markers. Pure.
 //
 // Bounds (spec "Use a store with an AI profile"; callers may only tighten them):
-//   - at most 6 excerpts, at most 2 per source (store id + source id);
+//   - at most 6 excerpts, at most 2 per source DOCUMENT (one file, one PDF: store + source + path).
+//     The spec's "at most two excerpts from one source" is read per document, not per configured
+//     file/folder root: the bound keeps one document from filling the block, and read per root it
+//     would cap the usual store (one folder of notes) at 2 excerpts, leaving 6 unreachable;
 //   - token budget = min(4000, floor(0.25 × contextWindow)), and the budget covers the WHOLE
 //     rendered block: countTokens(renderContextBlock(selected)) ≤ budget, i.e. wrapper tags,
 //     preamble, header lines, excerpt tags and the escaped excerpt text (escaping `<` as `&lt;`
-//     costs tokens too). Counting the exact string is the only exact way: BPE token counts are
-//     not additive across concatenation. The blank lines the prompt puts around the block are
-//     not part of it.
+//     costs tokens too). The blank lines the prompt puts around the block are not part of it.
 // Candidates are taken in rank order (fused score, then best rank, vector rank, lexical rank,
 // key), so input order never matters. One that does not fit whole is cut at a line boundary
 // (or, for a single over-long line, at whitespace) to the longest prefix that fits and marked
 // trimmed, provided the kept text is at least `minTrimTokens` long; otherwise it is skipped and
-// later (smaller) candidates still get a chance. A chunk whose text repeats an already selected
+// later (smaller) candidates still get a chance. A trimmed excerpt fills the budget: it is the last. A chunk whose text repeats an already selected
 // one (copies of a file in two sources or stores) is skipped: it would spend budget on nothing new.
 // Markers R1..Rn follow final rank order; the same inputs always give the same markers.
+//
+// Counting tokens is most of the cost of assembly, and the tokenizer costs ~0.14 s to load, so
+// counts are avoided where they are not needed:
+//   1. A token is at least one UTF-8 byte. If the block's first excerpts fit whole by their byte
+//      lengths, that selection is final and provably within budget: no token is counted (small
+//      chunks, the usual notes store).
+//   2. Otherwise decisions use estimates: exact counts of the short header and tag lines plus the
+//      chunk's stored token count (the chunker's cl100k count of the same text; recounted only
+//      when sanitizing changed the text or the stored count is implausible). Pieces meet at line
+//      breaks, where the BPE pre-tokeniser splits, so the sum matches the real count in practice.
+//      Only an excerpt that must be trimmed is counted in full, and the real block is counted
+//      once at the end and shrunk if it ever exceeds the budget, so the bound stays exact.
 
 import { createError } from '../errors.js';
 import type { Candidate, Excerpt } from '../types.js';
-import { BLOCK_HEAD, BLOCK_TAIL, EXCERPT_SEPARATOR, renderContextBlock, renderExcerpt } from './block.js';
+import {
+  BLOCK_HEAD,
+  BLOCK_TAIL,
+  EXCERPT_END,
+  EXCERPT_SEPARATOR,
+  excerptHead,
+  renderContextBlock,
+  renderExcerpt,
+} from './block.js';
 import { compareFused } from './fuse.js';
 import { sanitizeUntrusted } from './sanitize.js';
 
 export const MAX_EXCERPTS = 6;
-export const MAX_PER_SOURCE = 2;
+export const MAX_PER_DOCUMENT = 2;
 export const MAX_CONTEXT_TOKENS = 4000;
 export const MAX_CONTEXT_SHARE = 0.25;
 export const DEFAULT_MIN_TRIM_TOKENS = 16;
@@ -34,7 +55,8 @@ export interface SelectLimits {
   /** The target chat model's context window in tokens. */
   contextWindow: number;
   maxExcerpts?: number;
-  maxPerSource?: number;
+  /** At most this many excerpts from one source document (one file or PDF). */
+  maxPerDocument?: number;
   maxTokens?: number;
   /** A trimmed excerpt must keep at least this many tokens of text, else it is skipped. */
   minTrimTokens?: number;
@@ -55,6 +77,11 @@ export function contextBudget(limits: Pick<SelectLimits, 'contextWindow' | 'maxT
   return Math.max(0, Math.min(max, Math.floor(cw * MAX_CONTEXT_SHARE)));
 }
 
+/** The source document a candidate comes from: one file or PDF of one source of one store. */
+export function documentKey(c: Pick<Candidate, 'storeId' | 'sourceId' | 'path'>): string {
+  return `${c.storeId}\u0000${c.sourceId}\u0000${c.path}`;
+}
+
 /** Candidates in final rank order, duplicates by key removed (first, i.e. best, kept). */
 export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
   for (const c of candidates) {
@@ -73,15 +100,19 @@ export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
   });
 }
 
+interface Plan {
+  budget: number;
+  maxExcerpts: number;
+  maxPerDocument: number;
+  minTrim: number;
+  first: number;
+}
+
 export function selectExcerpts(
   candidates: readonly Candidate[],
   limits: SelectLimits,
   countTokens: CountTokens,
 ): Excerpt[] {
-  const budget = contextBudget(limits);
-  const maxExcerpts = clampInt(limits.maxExcerpts, MAX_EXCERPTS);
-  const maxPerSource = clampInt(limits.maxPerSource, MAX_PER_SOURCE);
-  const minTrim = limits.minTrimTokens ?? DEFAULT_MIN_TRIM_TOKENS;
   const first = limits.firstMarker ?? 1;
   if (!Number.isInteger(first) || first < 1) {
     throw createError('INVALID_ARGUMENT', {
@@ -89,58 +120,126 @@ export function selectExcerpts(
       reason: `must be an integer >= 1, got ${first}`,
     });
   }
+  const plan: Plan = {
+    budget: contextBudget(limits),
+    maxExcerpts: clampInt(limits.maxExcerpts, MAX_EXCERPTS),
+    maxPerDocument: clampInt(limits.maxPerDocument, MAX_PER_DOCUMENT),
+    minTrim: limits.minTrimTokens ?? DEFAULT_MIN_TRIM_TOKENS,
+    first,
+  };
+  const ranked = rankCandidates(candidates);
+  const byBytes = selectByBytes(ranked, plan);
+  if (byBytes) {
+    for (const e of byBytes) e.tokens = e.originalTokens = knownTokens(e) ?? countTokens(e.text);
+    return byBytes;
+  }
+  return selectByTokens(ranked, plan, countTokens);
+}
 
-  // Decisions use per-piece counts (frame, separators, each rendered excerpt): counting the whole
-  // block for every trial would cost O(budget) per trial. Pieces are joined at line breaks, where
-  // BPE pre-tokenisers split, so the sum is at least the real count in practice; the real string
-  // is counted exactly at the end and trimmed further if it ever exceeds.
-  const frame = countTokens(BLOCK_HEAD) + countTokens(BLOCK_TAIL);
-  const sep = countTokens(EXCERPT_SEPARATOR);
-  const selected: Excerpt[] = [];
-  const wholes: Excerpt[] = [];
-  const costs: number[] = [];
-  const perSource = new Map<string, number>();
-  const texts = new Set<string>();
-  let used = frame;
+/** Admission by rank order, the per-document cap and the duplicate-text rule (shared by both passes). */
+class Picker {
+  readonly selected: Excerpt[] = [];
+  private readonly perDocument = new Map<string, number>();
+  private readonly texts = new Set<string>();
 
-  for (const c of rankCandidates(candidates)) {
-    if (selected.length >= maxExcerpts) break;
-    const src = `${c.storeId}\u0000${c.sourceId}`;
-    if ((perSource.get(src) ?? 0) >= maxPerSource) continue;
-    if (texts.has(c.text)) continue;
-    const rank = selected.length + 1;
-    const whole: Excerpt = { ...c, marker: `R${first + rank - 1}`, rank, trimmed: false, originalTokens: 0 };
-    const room = budget - used - (selected.length > 0 ? sep : 0);
-    const fit = fitExcerpt(whole, room, countTokens, minTrim);
-    if (!fit) continue;
-    selected.push(fit.excerpt);
-    wholes.push(whole);
-    costs.push(fit.cost);
-    used += fit.cost + (selected.length > 1 ? sep : 0);
-    perSource.set(src, (perSource.get(src) ?? 0) + 1);
-    texts.add(c.text);
+  constructor(private readonly plan: Plan) {}
+
+  get full(): boolean {
+    return this.selected.length >= this.plan.maxExcerpts;
   }
 
-  // Exact check of the real block; shrink (or drop) the last excerpt by the excess if needed.
+  /** The candidate as the next excerpt, untrimmed, or undefined when a rule excludes it. */
+  next(c: Candidate): Excerpt | undefined {
+    if ((this.perDocument.get(documentKey(c)) ?? 0) >= this.plan.maxPerDocument) return undefined;
+    if (this.texts.has(c.text)) return undefined;
+    const rank = this.selected.length + 1;
+    return { ...c, marker: `R${this.plan.first + rank - 1}`, rank, trimmed: false, originalTokens: 0 };
+  }
+
+  take(whole: Excerpt, chosen: Excerpt): void {
+    this.selected.push(chosen);
+    const doc = documentKey(whole);
+    this.perDocument.set(doc, (this.perDocument.get(doc) ?? 0) + 1);
+    this.texts.add(whole.text);
+  }
+}
+
+/**
+ * The selection when every admitted excerpt fits whole by UTF-8 bytes (a token is at least one
+ * byte, so the block is then provably within budget), else undefined. The same candidates would
+ * be chosen by token counts, because every byte cost bounds its token cost.
+ */
+function selectByBytes(ranked: readonly Candidate[], plan: Plan): Excerpt[] | undefined {
+  const picker = new Picker(plan);
+  let used = utf8Bytes(BLOCK_HEAD) + utf8Bytes(BLOCK_TAIL);
+  const sep = utf8Bytes(EXCERPT_SEPARATOR);
+  for (const c of ranked) {
+    if (picker.full) break;
+    const whole = picker.next(c);
+    if (!whole) continue;
+    used += utf8Bytes(renderExcerpt(whole)) + (picker.selected.length > 0 ? sep : 0);
+    if (used > plan.budget) return undefined;
+    picker.take(whole, whole);
+  }
+  return picker.selected;
+}
+
+function selectByTokens(ranked: readonly Candidate[], plan: Plan, countTokens: CountTokens): Excerpt[] {
+  const picker = new Picker(plan);
+  const selected = picker.selected;
+  const wholes: Excerpt[] = [];
+  const sep = countTokens(EXCERPT_SEPARATOR);
+  const endTokens = countTokens(EXCERPT_END);
+  let used = countTokens(BLOCK_HEAD) + countTokens(BLOCK_TAIL);
+  for (const c of ranked) {
+    if (picker.full) break;
+    const whole = picker.next(c);
+    if (!whole) continue;
+    const room = plan.budget - used - (selected.length > 0 ? sep : 0);
+    // Once the block is nearly full, a candidate whose text alone exceeds the room and the
+    // shortest trim it may be cut to is skipped without counting anything.
+    const known = knownTokens(whole);
+    if (known !== undefined && room + ESTIMATE_SLACK < Math.min(plan.minTrim, known)) continue;
+    const head = excerptHead(whole);
+    const frameTokens = countTokens(head) + endTokens;
+    // Header and tags alone do not fit: once the budget is full, later candidates are rejected
+    // without sanitizing or counting their text.
+    if (frameTokens >= room) continue;
+    const estimate = estimateCost(whole, head, frameTokens, countTokens);
+    const fit =
+      estimate <= room
+        ? { excerpt: whole, cost: estimate }
+        : fitExcerpt(whole, room, countTokens, plan.minTrim, estimate, frameTokens);
+    if (!fit) continue;
+    picker.take(whole, fit.excerpt);
+    wholes.push(whole);
+    used += fit.cost + (selected.length > 1 ? sep : 0);
+    // A trimmed excerpt is cut to the longest prefix that fits: less than one of its lines is
+    // left, too little for another header, so the search for candidates ends here.
+    if (fit.excerpt.trimmed) break;
+  }
+
+  // The real block, counted once (unless its bytes already prove it fits); if the estimates were
+  // ever short, shrink (or drop) the last excerpt by the excess.
   for (;;) {
     if (selected.length === 0) break;
-    const excess = countTokens(renderContextBlock(selected)) - budget;
+    const block = renderContextBlock(selected);
+    if (utf8Bytes(block) <= plan.budget) break;
+    const excess = countTokens(block) - plan.budget;
     if (excess <= 0) break;
-    selected.pop();
+    const last = selected.pop()!;
     const whole = wholes.pop()!;
-    const cost = costs.pop()!;
-    const again = fitExcerpt(whole, cost - excess, countTokens, minTrim);
+    const real = countTokens(renderExcerpt(last));
+    const again = fitExcerpt(whole, real - excess, countTokens, plan.minTrim, Number.POSITIVE_INFINITY);
     if (again) {
       selected.push(again.excerpt);
       wholes.push(whole);
-      costs.push(again.cost);
     }
   }
-  for (const e of selected) {
-    const w = wholes[e.rank - 1]!;
-    e.originalTokens = countTokens(w.text);
-    e.tokens = e.trimmed ? countTokens(e.text) : e.originalTokens;
-  }
+  selected.forEach((e, i) => {
+    e.originalTokens = knownTokens(wholes[i]!) ?? countTokens(wholes[i]!.text);
+    if (!e.trimmed) e.tokens = e.originalTokens; // a trimmed one got its count from fitExcerpt
+  });
   return selected;
 }
 
@@ -151,16 +250,52 @@ function clampInt(v: number | undefined, max: number): number {
   return Math.min(v, max);
 }
 
+function utf8Bytes(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+/**
+ * The chunk's stored token count when it is plausible for its text (a whole number, at most one
+ * token per UTF-8 byte, zero only for empty text), else undefined. A Qdrant point written without
+ * a count, or a damaged one, is simply counted.
+ */
+function knownTokens(c: Pick<Candidate, 'text' | 'tokens'>): number | undefined {
+  const t = c.tokens;
+  if (!Number.isInteger(t) || t < 0 || (t === 0 && c.text !== '')) return undefined;
+  return t <= utf8Bytes(c.text) ? t : undefined;
+}
+
+/**
+ * Estimated tokens of the rendered excerpt: header and tag lines counted, the text's stored count
+ * when sanitizing left it unchanged (the usual case), and never more than its UTF-8 bytes (so an
+ * excerpt the byte pass admits is admitted here too).
+ */
+function estimateCost(whole: Excerpt, head: string, frameTokens: number, countTokens: CountTokens): number {
+  const clean = sanitizeUntrusted(whole.text);
+  const body = clean.replace(/\n+$/, '');
+  const known = clean === whole.text ? knownTokens(whole) : undefined;
+  const bytes = utf8Bytes(head) + utf8Bytes(body) + utf8Bytes(EXCERPT_END);
+  return Math.min(bytes, frameTokens + (known ?? countTokens(body)));
+}
+
+/** How far an estimate may fall short of the exact count before the exact count is worth taking. */
+const ESTIMATE_SLACK = 8;
+/** Tokens that pieces counted apart may differ by from the joined string, at one or two joins. */
+const JOIN_SLACK = 2;
+
 /**
  * The excerpt whole if its rendering fits `room` tokens, else the longest prefix that fits —
  * cut after a whole line, or, when not even the first line fits, at whitespace inside it — as
  * long as it keeps `minTrim` tokens of text (or the whole text is smaller than that).
+ * `estimate` is the whole excerpt's estimated cost: far above the room, the whole is not counted.
  */
 function fitExcerpt(
   whole: Excerpt,
   room: number,
   countTokens: CountTokens,
   minTrim: number,
+  estimate: number,
+  frameTokens?: number,
 ): { excerpt: Excerpt; cost: number } | undefined {
   const render = (e: Excerpt) => countTokens(renderExcerpt(e));
   const make = (cut: number): Excerpt => {
@@ -168,11 +303,18 @@ function fitExcerpt(
     if (whole.lineStart !== undefined) e.lineEnd = whole.lineStart + countNewlines(e.text);
     return e;
   };
-  // Header-only cost first: cheap, and once the budget is full it rejects without counting the text.
+  // No prefix could keep the `minTrim` tokens a trimmed excerpt must keep (checked first with the
+  // header and tags counted apart, which the caller already has: when the block is nearly full,
+  // most candidates stop here at no cost).
+  const known = knownTokens(whole);
+  const least = Math.min(minTrim, known ?? Number.POSITIVE_INFINITY);
+  if (frameTokens !== undefined && room - frameTokens + JOIN_SLACK < least) return undefined;
   const empty = render(make(0));
-  if (empty >= room) return undefined;
-  const full = render(whole);
-  if (full <= room) return { excerpt: whole, cost: full };
+  if (empty >= room || room - empty + JOIN_SLACK < least) return undefined;
+  if (estimate <= room + ESTIMATE_SLACK) {
+    const full = render(whole);
+    if (full <= room) return { excerpt: whole, cost: full };
+  }
   const text = whole.text;
   const lineCuts: number[] = [];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) if (i > 0) lineCuts.push(i);
@@ -185,7 +327,9 @@ function fitExcerpt(
   }
   if (!best) return undefined;
   const excerpt = make(best.cut);
-  if (countTokens(excerpt.text) < Math.min(minTrim, countTokens(text))) return undefined;
+  const kept = countTokens(excerpt.text);
+  if (kept < minTrim && kept < (known ?? countTokens(text))) return undefined;
+  excerpt.tokens = kept;
   return { excerpt, cost: best.cost };
 }
 

@@ -32,17 +32,7 @@ export interface FusedEntry {
  * then lexical rank, then key (code-unit order) — so ties never depend on input object order.
  */
 export function fuseRankings(input: FusionInput, opts: FusionOptions = {}): FusedEntry[] {
-  const k = opts.k ?? RRF_K;
-  const wv = opts.vectorWeight ?? 1;
-  const wl = opts.lexicalWeight ?? 1;
-  if (!(k >= 0) || !Number.isFinite(k)) throw new RangeError(`RRF k must be a finite number >= 0, got ${k}`);
-  for (const [name, w] of [
-    ['vectorWeight', wv],
-    ['lexicalWeight', wl],
-  ] as const) {
-    if (!(w >= 0) || !Number.isFinite(w))
-      throw new RangeError(`${name} must be a finite number >= 0, got ${w}`);
-  }
+  const { k, vectorWeight: wv, lexicalWeight: wl } = fusionSettings(opts);
 
   const byKey = new Map<string, FusedEntry>();
   const entry = (key: string): FusedEntry => {
@@ -61,14 +51,36 @@ export function fuseRankings(input: FusionInput, opts: FusionOptions = {}): Fuse
     const e = entry(key);
     if (e.lexicalRank === undefined) e.lexicalRank = i + 1;
   });
-  // Sum in a fixed order (vector, then lexical) so floating-point results are reproducible.
-  for (const e of byKey.values()) {
-    let s = 0;
-    if (e.vectorRank !== undefined) s += wv / (k + e.vectorRank);
-    if (e.lexicalRank !== undefined) s += wl / (k + e.lexicalRank);
-    e.fusedScore = s;
-  }
+  const settings = { k, vectorWeight: wv, lexicalWeight: wl };
+  for (const e of byKey.values()) e.fusedScore = rrfScore(settings, e.vectorRank, e.lexicalRank);
   return [...byKey.values()].sort(compareFused);
+}
+
+/** The options with defaults applied; a negative or non-finite k or weight is refused. */
+export function fusionSettings(opts: FusionOptions = {}): Required<FusionOptions> {
+  const k = opts.k ?? RRF_K;
+  const wv = opts.vectorWeight ?? 1;
+  const wl = opts.lexicalWeight ?? 1;
+  if (!(k >= 0) || !Number.isFinite(k)) throw new RangeError(`RRF k must be a finite number >= 0, got ${k}`);
+  for (const [name, w] of [
+    ['vectorWeight', wv],
+    ['lexicalWeight', wl],
+  ] as const) {
+    if (!(w >= 0) || !Number.isFinite(w))
+      throw new RangeError(`${name} must be a finite number >= 0, got ${w}`);
+  }
+  return { k, vectorWeight: wv, lexicalWeight: wl };
+}
+
+/**
+ * Σ w / (k + rank) over the lists a key is in. Summed in a fixed order (vector, then lexical) so
+ * floating-point results are reproducible. Ranks may be fractional (see merge.ts).
+ */
+export function rrfScore(f: Required<FusionOptions>, vectorRank?: number, lexicalRank?: number): number {
+  let s = 0;
+  if (vectorRank !== undefined) s += f.vectorWeight / (f.k + vectorRank);
+  if (lexicalRank !== undefined) s += f.lexicalWeight / (f.k + lexicalRank);
+  return s;
 }
 
 const INF = Number.POSITIVE_INFINITY;

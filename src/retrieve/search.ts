@@ -1,20 +1,23 @@
 import { countTokens } from '../chunk/tokenizer.js';
 import { createError } from '../errors.js';
+import { type Bm25Stats, bm25Ceiling } from '../index/bm25.js';
 import { openSnapshot } from '../index/snapshot-io.js';
 import type { OpenSnapshot } from '../index/snapshot-search.js';
 import { korttyHome, snapshotPath } from '../storage/paths.js';
 import type { EmbedPort } from '../store/ports.js';
 import type { StoreConfig } from '../store/store-types.js';
-import type { Candidate, Excerpt } from '../types.js';
+import type { Candidate, Excerpt, ModelFingerprint } from '../types.js';
 import { renderContextBlock } from './block.js';
 import { selectExcerpts } from './bounds.js';
-import { type FusionOptions, fuseRankings } from './fuse.js';
+import type { FusionOptions } from './fuse.js';
 import { defaultFusionFor } from './fusion-defaults.js';
+import { mergeStores, type StoreHits } from './merge.js';
 
-// Test search and the retrieval step of AI actions: each store's query embedded with its own
-// model, vector (HNSW cosine) and lexical (BM25) rankings over enabled sources only, fused by
-// reciprocal rank fusion, merged across stores, bounded, and rendered as the exact block a model
-// gets.
+// Test search and the retrieval step of AI actions: the query embedded once per embedding model
+// (each store's own), vector (HNSW cosine) and lexical (BM25) rankings over enabled sources only,
+// merged across stores into global lists and fused by reciprocal rank fusion (merge.ts says how
+// a small store's hits have to earn their place), bounded, and rendered as the exact block a
+// model gets.
 
 export type SearchMode = 'hybrid' | 'vector' | 'lexical';
 
@@ -26,6 +29,8 @@ export interface StoreBackend {
   vector(query: Float32Array, k: number, allowed: Set<string>): Promise<Candidate[]> | Candidate[];
   /** Lexical hits (BM25, best first); absent for backends without a lexical index (Qdrant). */
   lexical?(query: string, k: number, allowed: Set<string>): Candidate[];
+  /** The store's BM25 statistics for the query's terms, from which its hits' `lexicalMatch` is set. */
+  lexicalStats?(query: string): Bm25Stats;
   close(): void;
 }
 
@@ -51,9 +56,18 @@ export interface SearchResult {
   excerpts: Excerpt[];
   /** The exact block a model would receive ('' when nothing was found). */
   block: string;
-  /** Fused candidates before bounds, best first (for Test search diagnostics). */
+  /** Fused candidates of all stores before bounds, best first (for Test search diagnostics). */
   candidates: Candidate[];
   timings: { embedMs: number; searchMs: number; assembleMs: number };
+}
+
+interface Searched {
+  store: StoreConfig;
+  backend: StoreBackend;
+  allowed: Set<string>;
+  space: string;
+  vector: boolean;
+  lexical: boolean;
 }
 
 export async function search(req: SearchRequest, deps: SearchDeps): Promise<SearchResult> {
@@ -61,61 +75,90 @@ export async function search(req: SearchRequest, deps: SearchDeps): Promise<Sear
   const query = req.query.trim();
   if (!query) throw createError('INVALID_ARGUMENT', { name: 'query', reason: 'the search query is empty' });
   const timings = { embedMs: 0, searchMs: 0, assembleMs: 0 };
-  const merged: Candidate[] = [];
-  for (const store of req.stores) {
+
+  // Stores by id, each once: the result never depends on the order they were listed in.
+  const stores = [...new Map(req.stores.map((s) => [s.id, s])).values()].sort((a, b) =>
+    a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  );
+  const searched: Searched[] = [];
+  for (const store of stores) {
     const allowed = new Set(store.sources.filter((s) => s.enabled).map((s) => s.id));
     if (allowed.size === 0) continue;
     const backend = await deps.backendFor(store);
     if (!backend) continue;
-    let vectorHits: Candidate[] = [];
-    let lexicalHits: Candidate[] = [];
-    if (mode !== 'lexical' || !backend.lexical) {
-      const t0 = performance.now();
-      const embedder = await deps.embedderFor(store);
-      const qv = await embedder.embedQuery(query);
-      const t1 = performance.now();
-      vectorHits = await backend.vector(qv, CANDIDATES_PER_LIST, allowed);
-      timings.embedMs += t1 - t0;
-      timings.searchMs += performance.now() - t1;
-    }
-    if (mode !== 'vector' && backend.lexical) {
-      const t1 = performance.now();
-      lexicalHits = backend.lexical(query, CANDIDATES_PER_LIST, allowed);
-      timings.searchMs += performance.now() - t1;
-    }
-    const byKey = new Map<string, Candidate>();
-    for (const c of [...vectorHits, ...lexicalHits]) {
-      const prev = byKey.get(c.key);
-      byKey.set(c.key, prev ? { ...prev, ...definedOnly(c) } : c);
-    }
-    const fusion = req.fusion ?? defaultFusionFor(store.modelId);
-    const lists = { vector: vectorHits.map((c) => c.key), lexical: lexicalHits.map((c) => c.key) };
-    const fused = fuseRankings(lists, fusion);
-    // A backend that produced only one list (a Qdrant store, or a single-mode search) would
-    // otherwise score at most half of a hybrid store's top hit in a multi-store merge: scale by
-    // the weight of the lists that were actually produced.
-    const wv = fusion.vectorWeight ?? 1;
-    const wl = fusion.lexicalWeight ?? 1;
-    const produced = (lists.vector.length > 0 ? wv : 0) + (lists.lexical.length > 0 ? wl : 0);
-    const scale = produced > 0 ? (wv + wl) / produced : 1;
-    for (const f of fused) {
-      const c = byKey.get(f.key)!;
-      merged.push({ ...c, vectorRank: f.vectorRank, lexicalRank: f.lexicalRank, fusedScore: f.fusedScore * scale });
-    }
+    const lexical = mode !== 'vector' && backend.lexical !== undefined;
+    searched.push({
+      store,
+      backend,
+      allowed,
+      space: spaceOf(store.fingerprint),
+      lexical,
+      vector: mode !== 'lexical' || !lexical,
+    });
   }
+
+  const hits = new Map<string, { vector: Candidate[]; lexical: Candidate[] }>(
+    searched.map((s) => [s.store.id, { vector: [], lexical: [] }]),
+  );
+  // One query embedding per embedding space: stores of the same model share it.
+  const bySpace = new Map<string, Searched[]>();
+  for (const s of searched.filter((x) => x.vector))
+    bySpace.set(s.space, [...(bySpace.get(s.space) ?? []), s]);
+  for (const group of bySpace.values()) {
+    const t0 = performance.now();
+    const embedder = await deps.embedderFor(group[0]!.store);
+    const qv = await embedder.embedQuery(query);
+    const t1 = performance.now();
+    timings.embedMs += t1 - t0;
+    for (const s of group)
+      hits.get(s.store.id)!.vector = await s.backend.vector(qv, CANDIDATES_PER_LIST, s.allowed);
+    timings.searchMs += performance.now() - t1;
+  }
+  const lexical = searched.filter((x) => x.lexical);
+  if (lexical.length > 0) {
+    const t1 = performance.now();
+    // Each store scores with its own statistics (its ranking is what it would be alone); a hit's
+    // share of its store's ceiling is what compares across stores (merge.ts). Terms no store
+    // holds are left out of every ceiling: no store can match them.
+    const stats = lexical.map((s) => s.backend.lexicalStats?.(query));
+    const held = new Set(stats.flatMap((st) => (st ? [...st.df.keys()] : [])));
+    lexical.forEach((s, i) => {
+      const ceiling = stats[i] ? bm25Ceiling(stats[i], held) : 0;
+      hits.get(s.store.id)!.lexical = s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed).map((c) =>
+        ceiling > 0 && c.lexicalScore !== undefined ? { ...c, lexicalMatch: c.lexicalScore / ceiling } : c,
+      );
+    });
+    timings.searchMs += performance.now() - t1;
+  }
+
   const t2 = performance.now();
+  const candidates = mergeStores(
+    searched.map(
+      (s): StoreHits => ({
+        storeId: s.store.id,
+        fusion: req.fusion ?? defaultFusionFor(s.store.modelId),
+        searchedVector: s.vector,
+        searchedLexical: s.lexical,
+        space: s.space,
+        chunks: s.store.sources.reduce((n, src) => n + (s.allowed.has(src.id) ? src.chunks : 0), 0),
+        ...hits.get(s.store.id)!,
+      }),
+    ),
+    CANDIDATES_PER_LIST,
+  );
   const excerpts = selectExcerpts(
-    merged,
+    candidates,
     { contextWindow: req.contextWindow ?? 32768, firstMarker: req.firstMarker },
     countTokens,
   );
   const block = renderContextBlock(excerpts);
   timings.assembleMs = performance.now() - t2;
-  return { excerpts, block, candidates: merged, timings };
+  return { excerpts, block, candidates, timings };
 }
 
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** Stores whose fingerprints are equal embed into the same space: their cosines compare. */
+function spaceOf(fp: ModelFingerprint): string {
+  return JSON.stringify(Object.entries(fp).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** A local snapshot as a search backend. */
@@ -145,6 +188,7 @@ export function snapshotBackend(store: StoreConfig, snap: OpenSnapshot): StoreBa
       snap.searchVector(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'vector')),
     lexical: (q, k, allowed) =>
       snap.searchLexical(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical')),
+    lexicalStats: (q) => snap.lexicalStats(q),
     close: () => snap.close(),
   };
 }

@@ -1,4 +1,5 @@
 import type { Review, ReviewRow } from '../types.js';
+import { sanitizeLine } from '../util/terminal-text.js';
 import { formatGroup } from './formats.js';
 import { formatBytes, formatCount } from './units.js';
 
@@ -6,8 +7,15 @@ import { formatBytes, formatCount } from './units.js';
 // Paths and explanations are already display-safe (see display-name.ts).
 
 export function reviewToLines(review: Review, kind: 'file' | 'folder'): string[] {
-  const lines = [`== ${review.root} (${kind})`];
-  const rows = review.rows.map((r) => [r.status, formatBytes(r.size), r.format ?? '-', r.relPath, note(r)]);
+  const lines = [`== ${sanitizeLine(review.root)} (${kind})`];
+  // Cells are sanitized before they are measured: a .gitignore pattern or a name may hold anything.
+  const rows = review.rows.map((r) => [
+    r.status,
+    formatBytes(r.size),
+    r.format ?? '-',
+    sanitizeLine(r.relPath),
+    sanitizeLine(note(r)),
+  ]);
   const head = ['STATUS', 'SIZE', 'FORMAT', 'PATH', 'NOTE'];
   const width = (i: number) => Math.max(head[i]!.length, ...rows.map((r) => r[i]!.length));
   const w = [width(0), width(1), Math.min(width(2), 16), Math.min(width(3), 60)];
@@ -15,7 +23,7 @@ export function reviewToLines(review: Review, kind: 'file' | 'folder'): string[]
     `${c[0]!.padEnd(w[0]!)}  ${c[1]!.padStart(w[1]!)}  ${c[2]!.padEnd(w[2]!)}  ${c[3]!.padEnd(w[3]!)}  ${c[4]}`.trimEnd();
   lines.push(line(head), ...rows.map(line));
   if (review.rows.length === 0) lines.push('(no entries)');
-  for (const path of review.removed) lines.push(`removed   ${path}`);
+  for (const path of review.removed) lines.push(`removed   ${sanitizeLine(path)}`);
   lines.push(...summaryLines(review));
   return lines;
 }

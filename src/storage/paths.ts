@@ -15,6 +15,13 @@ export const storeConfigPath = (storeId: string, home = korttyHome()) =>
 export const snapshotPath = (storeId: string, home = korttyHome()) =>
   join(storeDir(storeId, home), 'index.hnsw');
 export const storeLockPath = (storeId: string, home = korttyHome()) => join(storeDir(storeId, home), 'lock');
+/**
+ * A deleted store's directory, renamed under its lock before it is removed: a name no store
+ * listing picks up (leading dot) and no new store reuses. Leftovers are removed on listing.
+ */
+export const STORE_TOMBSTONE_PREFIX = '.deleted-';
+export const storeTombstonePath = (storeId: string, nonce: string, home = korttyHome()) =>
+  join(storesDir(home), `${STORE_TOMBSTONE_PREFIX}${storeId}-${nonce}`);
 export const modelsDir = (home = korttyHome()) => join(ragDir(home), 'models');
 export const runsDir = (home = korttyHome()) => join(ragDir(home), 'runs');
 export const statusPath = (home = korttyHome()) => join(ragDir(home), 'status.json');

@@ -1,18 +1,29 @@
 import { resolve } from 'node:path';
 import { DEFAULT_CHUNK_PARAMS, validateChunkParams } from '../chunk/params.js';
-import { createError } from '../errors.js';
+import { createError, isKorttyError } from '../errors.js';
 import { openSnapshot } from '../index/snapshot-io.js';
 import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js';
 import { createJobPublisher } from '../status/job-file.js';
 import { createStatusLineRenderer, refreshStatusFile } from '../status/status-file.js';
-import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
+import { nodeFsEnv } from '../storage/fs-env.js';
+import { korttyHome, snapshotPath, storeDir, storeLockPath } from '../storage/paths.js';
 import type { ChunkParams, Review, Role, SourceOptions, SyncMode } from '../types.js';
+import { killPoint } from '../util/kill-points.js';
 import { runSync, type SyncResult } from './index-job.js';
 import { acquireLock } from './lock.js';
 import { resolveModel } from './model-resolve.js';
 import type { PipelinePorts } from './ports.js';
 import { checkNewSource, findSource, sourceIdFor } from './source-rules.js';
-import { findStore, listStores, loadStore, removeStoreDir, saveStore, storeIdFor } from './store-config.js';
+import {
+  findStore,
+  listStoreIds,
+  listStores,
+  loadStore,
+  removeTombstone,
+  saveStore,
+  storeIdFor,
+  tombstoneStoreDir,
+} from './store-config.js';
 import type { JobProgress, QdrantSettings, SourceRecord, StoreConfig, StoreType } from './store-types.js';
 
 // The engine API: one entry for the CLI, the TUI's job child and the watcher. Every mutation of
@@ -48,9 +59,21 @@ export interface CreateStoreInput {
 export async function createStore(input: CreateStoreInput, home = korttyHome()): Promise<StoreConfig> {
   const name = input.name.trim();
   if (!name) throw createError('INVALID_ARGUMENT', { name: 'name', reason: 'a store needs a name' });
+  // A name is shown in tables, status lines and prompts: no line breaks or terminal controls.
+  if (/[\p{Cc}\u2028\u2029]/u.test(name)) {
+    throw createError('INVALID_ARGUMENT', {
+      name: 'name',
+      reason: 'a store name cannot contain control characters',
+    });
+  }
   const existing = await listStores(home);
-  const id = storeIdFor(name);
-  if (existing.some((s) => s.name === name || s.id === id)) throw createError('STORE_EXISTS', { name });
+  if (existing.some((s) => s.name === name)) throw createError('STORE_EXISTS', { name });
+  // Ids made by older versions were bare slugs ("Notes" → notes): a new name whose exact slug is
+  // such a directory gets the hashed id, which no older id can be.
+  const taken = new Set([...existing.map((s) => s.id), ...(await listStoreIds(home))]);
+  const id = taken.has(storeIdFor(name)) ? storeIdFor(name, { hashed: true }) : storeIdFor(name);
+  // A directory of this id without a store (a leftover) is cleared below; a store is never replaced.
+  if (existing.some((s) => s.id === id)) throw createError('STORE_EXISTS', { name });
   const chunk = { ...DEFAULT_CHUNK, ...input.chunk };
   validateChunkParams(chunk);
   const model = await resolveModel(input.modelId, home);
@@ -95,9 +118,27 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
     // the store exists or anything is embedded.
     await (await openQdrant(cfg, home)).ensureCollection();
   }
+  await clearLeftoverDir(id, home);
   await saveStore(cfg, home);
   await refreshStatusFile(home);
   return cfg;
+}
+
+/**
+ * A directory of this id without store.json (a store half-created, or half-deleted by an older
+ * version) must not lend its snapshot to a new store of the same name. A damaged store.json is
+ * reported (by loadStore), never cleared away.
+ */
+async function clearLeftoverDir(id: string, home: string): Promise<void> {
+  try {
+    await loadStore(id, home);
+  } catch (err) {
+    if (!isKorttyError(err, 'STORE_NOT_FOUND')) throw err;
+    if (!(await nodeFsEnv.exists(storeDir(id, home)))) return;
+    await removeTombstone(await tombstoneStoreDir(id, home));
+    return;
+  }
+  throw createError('STORE_EXISTS', { name: id });
 }
 
 /** Deletes only the store's own directory; refused while attached to a role unless `detach`. */
@@ -107,17 +148,23 @@ export async function deleteStore(nameOrId: string, opts: { detach?: boolean } =
     throw createError('STORE_ATTACHED', { name: cfg.name, roles: cfg.roles.join(', ') });
   }
   const lock = await acquireLock(storeLockPath(cfg.id, home), cfg.name, { job: 'delete' });
+  let tomb: string;
   try {
     if (cfg.type === 'qdrant') {
       const { deleteQdrantSources } = await import('./qdrant-bridge.js');
       await deleteQdrantSources(cfg, home);
     }
+    killPoint('delete-locked');
+    await lock.assertHeld();
+    // Out of use under the lock: no job can start on it between here and its removal.
+    tomb = await tombstoneStoreDir(cfg.id, home);
+    killPoint('delete-synced');
   } finally {
-    await lock.release();
+    await lock.release(); // the lock moved with the directory: nothing left to remove
   }
-  const dir = await removeStoreDir(cfg.id, home);
+  await removeTombstone(tomb);
   await refreshStatusFile(home);
-  return { dir, store: cfg };
+  return { dir: storeDir(cfg.id, home), store: cfg };
 }
 
 export interface AddSourceInput {

@@ -7,10 +7,24 @@ import type { FailedDoc, SourceProblem } from './store-types.js';
 // review as skipped, "unchanged since it failed on DATE". Update now with --retry-failed ignores
 // the memory. Records live in the source's `failed` map in store.json (see src/index/STORAGE.md).
 
-/** Failures that are the file's own doing; a file that changed under the scan (read-error) or a
- * parser that could not start (no skip reason) is tried again next time. */
+/**
+ * Extraction outcomes decided by the file's content (and the fixed limits): the same bytes fail the
+ * same way again. Anything else is tried again next time: a file that changed or vanished under
+ * the scan, a read error (read-error), a parser that could not start (no skip reason), and any
+ * reason not listed here, so a transient failure is never taken for the file's own.
+ */
+const REMEMBERED: ReadonlySet<SkipReason> = new Set<SkipReason>([
+  'pdf-timeout', // the parser's wall-clock limit or its heap cap
+  'pdf-invalid',
+  'pdf-encrypted',
+  'pdf-no-text',
+  'docx-invalid',
+  'not-utf8',
+  'too-large',
+]);
+
 export function isRemembered(reason: string | undefined): reason is SkipReason {
-  return reason !== undefined && reason !== 'read-error' && reason !== 'extract-failed';
+  return reason !== undefined && REMEMBERED.has(reason as SkipReason);
 }
 
 /** "2025-05-01 14:03 UTC" from an ISO timestamp. */

@@ -80,7 +80,7 @@ async function openJob(req: SyncRequest): Promise<SyncJob> {
     const snap = req.rebuild
       ? null
       : await openSnapshot(snapFile, { expectFingerprint: cfg.fingerprint, env: req.env });
-    const oldDocs = snap ? snap.data.docs : [];
+    const old = snap ? { fingerprint: snap.data.fingerprint, docs: snap.data.docs } : undefined;
     snap?.close();
     return {
       req,
@@ -88,7 +88,8 @@ async function openJob(req: SyncRequest): Promise<SyncJob> {
       cfg,
       lock,
       snapFile,
-      oldDocs,
+      old,
+      oldDocs: old?.docs ?? [],
       hadSnapshot: snap !== null,
       removeIds: new Set(req.removeSourceIds ?? []),
       progress: createProgress(cfg.id, req.onProgress),

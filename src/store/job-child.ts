@@ -1,5 +1,6 @@
 import { isKorttyError } from '../errors.js';
 import type { Review } from '../types.js';
+import { onInterrupt } from '../util/interrupt.js';
 import { addSources, rebuildStore, removeSource, updateSources } from './engine.js';
 import type { FromChild, JobSpec, ToChild } from './job-protocol.js';
 import type { JobProgress } from './store-types.js';
@@ -18,15 +19,19 @@ const sendLast = (m: FromChild) =>
 const ac = new AbortController();
 let pendingConfirm: ((ok: boolean) => void) | undefined;
 
+const cancel = () => {
+  ac.abort();
+  pendingConfirm?.(false);
+};
+
 process.on('message', (m: ToChild) => {
   if (m.type === 'start') void start(m.spec, m.home, m.review);
   else if (m.type === 'confirm') pendingConfirm?.(m.ok);
-  else if (m.type === 'cancel') {
-    ac.abort();
-    pendingConfirm?.(false);
-  }
+  else if (m.type === 'cancel') cancel();
 });
-process.on('disconnect', () => ac.abort());
+process.on('disconnect', cancel);
+// This process shares the pane's process group, so a terminal's SIGINT or SIGHUP reaches it too.
+onInterrupt(cancel);
 
 async function start(spec: JobSpec, home: string, review: boolean) {
   const hooks = {

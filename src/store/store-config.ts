@@ -1,22 +1,42 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import transliterate from '@sindresorhus/transliterate';
 import { createError, isKorttyError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
 import { type FsEnv, nodeFsEnv } from '../storage/fs-env.js';
-import { korttyHome, storeConfigPath, storeDir, storesDir } from '../storage/paths.js';
+import {
+  korttyHome,
+  STORE_TOMBSTONE_PREFIX,
+  storeConfigPath,
+  storeDir,
+  storesDir,
+  storeTombstonePath,
+} from '../storage/paths.js';
+import { killPoint } from '../util/kill-points.js';
 import type { StoreConfig } from './store-types.js';
 
 // store.json: configuration + source table. The snapshot, not this file, is the truth about
 // what is indexed; this file is replaced atomically after each activation.
 
-export function storeIdFor(name: string): string {
-  const slug = name
-    .normalize('NFKD')
+/**
+ * The directory name of a new store: a readable slug of its name (transliterated to ASCII, so
+ * "Заметки" → zametki), plus a short hash of the whole name whenever the slug alone does not spell
+ * the name exactly (case, punctuation, spaces, scripts without a transliteration, emoji, length).
+ * Two names never share an id: a slug-only id is the name itself, and a hashed id contains `_`,
+ * which no slug does. Existing stores keep the id recorded in their store.json; `hashed` asks for
+ * the hashed form even when the slug is exact (the slug is taken by an older store's directory).
+ */
+export function storeIdFor(name: string, opts: { hashed?: boolean } = {}): string {
+  const slug = transliterate(name.normalize('NFC'))
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 48);
-  return slug || 'store';
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  if (slug && slug === name && !opts.hashed) return slug;
+  const hash = createHash('sha256').update(name.normalize('NFC')).digest('hex').slice(0, 8);
+  return `${slug || 'store'}_${hash}`;
 }
 
 export async function loadStore(id: string, home = korttyHome()): Promise<StoreConfig> {
@@ -68,6 +88,10 @@ export async function saveStore(
 export async function listStoreIds(home = korttyHome()): Promise<string[]> {
   try {
     const names = await readdir(storesDir(home), { withFileTypes: true });
+    await removeTombstones(
+      home,
+      names.map((d) => d.name),
+    );
     return names
       .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
       .map((d) => d.name)
@@ -97,11 +121,39 @@ export async function findStore(nameOrId: string, home = korttyHome()): Promise<
   return hit;
 }
 
-/** Remove exactly the store's own directory under rag/stores/. Never touches source documents. */
-export async function removeStoreDir(id: string, home = korttyHome()): Promise<string> {
-  const dir = storeDir(id, home);
+/**
+ * Takes the store's directory out of use in one step: renamed to a tombstone (a name no listing
+ * or new store picks up) and the rename made durable. Call under the store's lock (which moves
+ * with the directory); then removeTombstone. A crash at any point leaves the whole store or no
+ * store: never a store.json without its snapshot, nor a snapshot a new store of the name reuses.
+ */
+export async function tombstoneStoreDir(id: string, home = korttyHome(), env: FsEnv = nodeFsEnv) {
   if (!id || id.includes('/') || id.startsWith('.'))
     throw createError('INVALID_ARGUMENT', { name: 'store id', reason: id });
-  await rm(dir, { recursive: true, force: true });
-  return dir;
+  const dir = storeDir(id, home);
+  const tomb = storeTombstonePath(id, randomBytes(6).toString('hex'), home);
+  try {
+    await env.rename(dir, tomb);
+    killPoint('delete-tombstoned');
+    await env.syncDir(storesDir(home));
+  } catch (err) {
+    throw createError('IO_FAILED', { path: dir, op: 'delete store', reason: errReason(err) }, err);
+  }
+  return tomb;
+}
+
+/** Removes a tombstone made by tombstoneStoreDir. Never touches source documents. */
+export async function removeTombstone(tomb: string): Promise<void> {
+  if (!basename(tomb).startsWith(STORE_TOMBSTONE_PREFIX))
+    throw createError('INVALID_ARGUMENT', { name: 'tombstone', reason: tomb });
+  await rm(tomb, { recursive: true, force: true });
+}
+
+/** Tombstones left by a delete that was killed: garbage from the moment of their rename. */
+async function removeTombstones(home: string, names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    if (!name.startsWith(STORE_TOMBSTONE_PREFIX)) continue;
+    // Another process may be removing it right now: both removals are idempotent.
+    await rm(join(storesDir(home), name), { recursive: true, force: true }).catch(() => {});
+  }
 }

@@ -4,7 +4,7 @@ import { chunkId } from '../index/snapshot-types.js';
 import { killPoint } from '../util/kill-points.js';
 import type { DocProblem, SourceOutcome, SyncJob } from './sync-job.js';
 import { docKey } from './sync-job.js';
-import { planEmbedding, vectorsByText } from './vector-reuse.js';
+import { planEmbedding, reusableVectors } from './vector-reuse.js';
 
 // Phases: extract and chunk the new and changed documents, then give each chunk a vector: the
 // old one where its text is already in the snapshot, else a new one from the model.
@@ -16,14 +16,12 @@ export interface BuiltDocs {
   docs: Map<string, SnapshotDoc>;
   /** Documents that were skipped, by source id. */
   problems: Map<string, DocProblem[]>;
-  /** Documents handed to the extractor. */
-  attempted: number;
 }
 
 export async function extractAndChunk(job: SyncJob, outcomes: readonly SourceOutcome[]): Promise<BuiltDocs> {
   const { req, cfg } = job;
   const toBuild = outcomes.flatMap((o) => (o.plan ? o.plan.embed.map((d) => ({ o, d })) : []));
-  const out: BuiltDocs = { docs: new Map(), problems: new Map(), attempted: toBuild.length };
+  const out: BuiltDocs = { docs: new Map(), problems: new Map() };
   let chunks = 0;
   let done = 0;
   job.progress.set({ state: 'extracting', documentsTotal: toBuild.length });
@@ -89,7 +87,7 @@ export interface Embedding {
 export async function embedChunks(job: SyncJob, built: BuiltDocs): Promise<Embedding> {
   const { req, cfg } = job;
   const docs = [...built.docs.values()];
-  const known = req.reuseChunks === false ? new Map() : vectorsByText(job.oldDocs);
+  const known = req.reuseChunks === false ? new Map() : reusableVectors(job.old, cfg.fingerprint);
   const work = planEmbedding(
     docs.flatMap((d) => d.chunks),
     known,

@@ -13,6 +13,7 @@ import type {
   StoreConfig,
 } from './store-types.js';
 import type { SourcePlan } from './sync-plan.js';
+import type { OldSnapshot } from './vector-reuse.js';
 
 // What the phases of one sync (index-job.ts) share: the request, the store as read under its
 // lock, the old snapshot's documents, and per-source outcomes.
@@ -59,8 +60,10 @@ export interface SyncJob {
   cfg: StoreConfig;
   lock: StoreLock;
   snapFile: string;
-  /** Documents of the active snapshot (none when rebuilding or when there is none). */
-  oldDocs: SnapshotDoc[];
+  /** The active snapshot's fingerprint and documents (none when rebuilding or when there is none). */
+  old?: OldSnapshot;
+  /** `old`'s documents, or none. */
+  oldDocs: readonly SnapshotDoc[];
   hadSnapshot: boolean;
   removeIds: Set<string>;
   progress: { set(patch: Partial<JobProgress>): void };

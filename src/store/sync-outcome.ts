@@ -54,9 +54,12 @@ export function assembleDocs(
   return { docs, liveSources, removedDocs };
 }
 
-/** Whether the replacement differs from the active snapshot (else nothing is written). */
+/**
+ * Whether the replacement differs from the active snapshot (else nothing is written: a sync that
+ * only learns that a file fails records that in store.json, not in a rewritten snapshot).
+ */
 export function docsChanged(oldDocs: readonly SnapshotDoc[], next: NextDocs, built: BuiltDocs): boolean {
-  if (built.attempted > 0 || next.removedDocs > 0 || oldDocs.length !== next.docs.length) return true;
+  if (built.docs.size > 0 || next.removedDocs > 0 || oldDocs.length !== next.docs.length) return true;
   return oldDocs.some((a, i) => {
     const b = next.docs[i] as SnapshotDoc;
     return a.sourceId !== b.sourceId || a.path !== b.path || a.sha256 !== b.sha256;

@@ -1,17 +1,34 @@
-import type { SnapshotChunk, SnapshotDoc } from '../index/snapshot-types.js';
+import { canonicalFingerprint, type SnapshotChunk, type SnapshotDoc } from '../index/snapshot-types.js';
+import type { ModelFingerprint } from '../types.js';
 
-// Which chunks need the model (pure). A vector is a function of exactly what the model is given:
-// the store's document prefix + the chunk text, run through the model the fingerprint pins (file,
-// pooling, context and so truncation). Within one store the fingerprint, and with it the prefix,
-// is fixed and the old snapshot must carry the same one (else it is refused, or a rebuild ignores
-// it), so the chunk text alone identifies the vector: a chunk whose text appears anywhere in the
-// old snapshot takes that vector, bit for bit; each other text is embedded once. Chunk sizes and
-// overlap only decide which texts exist, not what a text's vector is. See src/index/STORAGE.md.
+// Which chunks need the model (pure). A vector is a function of exactly what the model is given,
+// the fingerprint's document prefix + the chunk text, and of the model the fingerprint pins (file,
+// pooling, dimension; its context, and so any truncation, comes from the file). So the reuse key
+// is (fingerprint, text): old vectors are offered only when the old snapshot's own header
+// fingerprint equals the store's in every field, prefixes included, and then the text alone
+// identifies the vector. A chunk whose text appears anywhere in that snapshot takes its vector bit
+// for bit; each other text is embedded once. Chunk size and overlap are not part of the key: they
+// decide which texts exist, not what a text's vector is (every text is embedded on its own). See
+// src/index/STORAGE.md.
 
-/** Vectors of the old snapshot by chunk text. Built at sync time: the snapshot stays the only record. */
-export function vectorsByText(docs: readonly SnapshotDoc[]): Map<string, Float32Array> {
+/** The active snapshot as a sync read it: its header fingerprint and its documents. */
+export interface OldSnapshot {
+  fingerprint: ModelFingerprint;
+  docs: readonly SnapshotDoc[];
+}
+
+/**
+ * Vectors of the old snapshot by chunk text, for embedding with `fingerprint`; empty when there is
+ * no snapshot or it was embedded with any other configuration. Built at sync time from the
+ * snapshot: no separate cache that could drift.
+ */
+export function reusableVectors(
+  old: OldSnapshot | undefined,
+  fingerprint: ModelFingerprint,
+): Map<string, Float32Array> {
   const byText = new Map<string, Float32Array>();
-  for (const d of docs) for (const c of d.chunks) if (!byText.has(c.text)) byText.set(c.text, c.vector);
+  if (!old || canonicalFingerprint(old.fingerprint) !== canonicalFingerprint(fingerprint)) return byText;
+  for (const d of old.docs) for (const c of d.chunks) if (!byText.has(c.text)) byText.set(c.text, c.vector);
   return byText;
 }
 

@@ -48,12 +48,8 @@ export function strWidth(s: string): number {
   return w;
 }
 
-/** Control characters (file names may hold them) become visible escapes; tabs become a space. */
-export function sanitize(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) =>
-    c === '\t' ? ' ' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  );
-}
+/** Control and invisible characters (file names may hold them) become visible; tabs become a space. */
+export { sanitizeLine as sanitize } from '../util/terminal-text.js';
 
 /** The longest prefix of `s` that fits in `width` cells, with `…` when something was cut. */
 export function truncate(s: string, width: number): string {

@@ -229,3 +229,39 @@ test('cancellation stops between chunks; a closed embedder refuses work', async 
   const closed = await t.throwsAsync(e.embedQuery('after close'));
   t.true(isKorttyError(closed, 'EMBEDDER_CLOSED'), String(closed));
 });
+
+// node-llama-cpp reads a vector after its decode has released the context's dispose guard; a
+// context disposed in that gap crashes the process (SIGSEGV), so this test fails by killing its
+// worker. A cancel or a close() while several contexts are embedding must wait for their calls.
+test('cancelling or closing while every context is mid-embedding never disposes under a running call', async (t) => {
+  const path = await lexicalModel();
+  // Holds the model's lease, so each round only creates its contexts.
+  const keeper = await createEmbedder({ modelPath: path, parallel: 1, threads: 1 });
+  t.teardown(() => keeper.close());
+  const text = Array.from({ length: 60 }, (_, i) => `word${i % 40} alpha bravo charlie`).join(' ');
+  const texts = Array.from({ length: 32 }, (_, i) => `${i} ${text}`);
+  const outcomes = new Map<string, number>();
+  for (let round = 0; round < 16; round++) {
+    const e = await createEmbedder({ modelPath: path, parallel: 2, threads: 2, batchSize: 64 });
+    const ac = new AbortController();
+    const run = e.embedDocuments(texts, { signal: ac.signal }).then(
+      () => 'completed',
+      (err) => (isKorttyError(err) ? err.code : String(err)),
+    );
+    await new Promise((r) => setTimeout(r, 2 + ((round * 37) % 30)));
+    if (round % 2 === 0) ac.abort();
+    // The odd rounds close with the call still running, as a job's `finally` does after a failure.
+    else await e.close();
+    const outcome = await run;
+    await e.close();
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+  }
+  t.deepEqual(
+    [...outcomes.keys()].filter((o) => !['JOB_CANCELLED', 'EMBEDDER_CLOSED', 'completed'].includes(o)),
+    [],
+  );
+  t.true(
+    (outcomes.get('JOB_CANCELLED') ?? 0) > 0 && (outcomes.get('EMBEDDER_CLOSED') ?? 0) > 0,
+    [...outcomes].join(),
+  );
+});

@@ -11,8 +11,10 @@ import type { AddressInfo } from 'node:net';
 // Anything it does not implement is answered with 400 rather than guessed.
 //
 // Fault hooks: failNext (5xx), delayNext (past the client timeout), resetNext (ECONNRESET),
-// raceCreate (another creator wins → 409), echoHeadersNext (a proxy repeating request headers),
-// ignoreFilters (a broken server returning unfiltered results).
+// raceCreate (another creator wins → 409), echoHeadersNext (a proxy repeating request headers,
+// whole or upper-cased, split, base64- or hex-encoded), redirectNext (a 3xx to another address),
+// ignoreFilters (a broken server returning unfiltered results). startHeaderRecorder is a second
+// loopback server that records what reaches it (the target of a redirect).
 
 type Id = number | string;
 // Request bodies are arbitrary client JSON; the fake validates what it uses, shape by shape.
@@ -46,8 +48,18 @@ type Fault =
   | { kind: 'fail'; left: number; status: number; match?: Match }
   | { kind: 'delay'; left: number; ms: number; match?: Match }
   | { kind: 'reset'; left: number; match?: Match }
-  | { kind: 'race-create'; left: number; vectors?: Json }
-  | { kind: 'echo'; left: number; status: number };
+  | { kind: 'race-create'; left: number; vectors?: Json; collection?: string }
+  | { kind: 'echo'; left: number; status: number; shape: EchoShape }
+  | {
+      kind: 'redirect';
+      left: number;
+      status: number;
+      location: (r: RecordedRequest) => string;
+      match?: Match;
+    };
+
+/** How an echoing server repeats the request's headers. */
+export type EchoShape = 'plain' | 'upper' | 'split' | 'base64' | 'basic' | 'hex';
 
 export interface FakeQdrant {
   url: string;
@@ -59,9 +71,15 @@ export interface FakeQdrant {
   /** Handles the request, then holds the answer for `ms` (a slow ack: the write did happen). */
   delayNext(n: number, ms: number, opts?: { match?: Match }): void;
   resetNext(n: number, opts?: { match?: Match }): void;
-  /** The next create finds the collection created by someone else (with `vectors`, default: as requested) and gets 409. */
-  raceCreate(vectors?: Json): void;
-  echoHeadersNext(n: number, status?: number): void;
+  /** The next create (of `collection`, if given) finds the collection created by someone else (with `vectors`, default: as requested) and gets 409. */
+  raceCreate(vectors?: Json, collection?: string): void;
+  echoHeadersNext(n: number, status?: number, shape?: EchoShape): void;
+  /** Answers the next `n` requests with `status` and a Location (a function of the request, or a base URL the path is appended to). */
+  redirectNext(
+    n: number,
+    location: string | ((r: RecordedRequest) => string),
+    opts?: { status?: number; match?: Match },
+  ): void;
   ignoreFilters: boolean;
   clearFaults(): void;
   close(): Promise<void>;
@@ -89,7 +107,12 @@ export async function startFakeQdrant(opts: { apiKey?: string } = {}): Promise<F
   const takeFault = (req: RecordedRequest): Fault | undefined => {
     const i = faults.findIndex((f) => {
       if (f.left <= 0) return false;
-      if (f.kind === 'race-create') return req.method === 'PUT' && /^\/collections\/[^/]+$/.test(req.path);
+      if (f.kind === 'race-create')
+        return (
+          req.method === 'PUT' &&
+          /^\/collections\/[^/]+$/.test(req.path) &&
+          (f.collection === undefined || req.path === `/collections/${encodeURIComponent(f.collection)}`)
+        );
       return !('match' in f) || !f.match || f.match(req);
     });
     if (i < 0) return undefined;
@@ -145,9 +168,14 @@ export async function startFakeQdrant(opts: { apiKey?: string } = {}): Promise<F
     }
     if (fault?.kind === 'echo') {
       send(fault.status, {
-        status: { error: `upstream failed for request with headers ${JSON.stringify(req.headers)}` },
+        status: { error: `upstream failed for request with headers ${echo(req.headers, fault.shape)}` },
         time: 0,
       });
+      return;
+    }
+    if (fault?.kind === 'redirect') {
+      res.writeHead(fault.status, { location: fault.location(rec), 'content-type': 'text/plain' });
+      res.end(`Redirecting to ${fault.location(rec)}`);
       return;
     }
     if (opts.apiKey !== undefined) {
@@ -415,8 +443,18 @@ export async function startFakeQdrant(opts: { apiKey?: string } = {}): Promise<F
       void faults.push({ kind: 'delay', left: n, ms, ...(o.match ? { match: o.match } : {}) }),
     resetNext: (n, o = {}) =>
       void faults.push({ kind: 'reset', left: n, ...(o.match ? { match: o.match } : {}) }),
-    raceCreate: (vectors) => void faults.push({ kind: 'race-create', left: 1, vectors }),
-    echoHeadersNext: (n, status = 500) => void faults.push({ kind: 'echo', left: n, status }),
+    raceCreate: (vectors, collection) =>
+      void faults.push({ kind: 'race-create', left: 1, vectors, ...(collection ? { collection } : {}) }),
+    echoHeadersNext: (n, status = 500, shape = 'plain') =>
+      void faults.push({ kind: 'echo', left: n, status, shape }),
+    redirectNext: (n, location, o = {}) =>
+      void faults.push({
+        kind: 'redirect',
+        left: n,
+        status: o.status ?? 307,
+        location: typeof location === 'string' ? (r) => `${location}${r.path}` : location,
+        ...(o.match ? { match: o.match } : {}),
+      }),
     clearFaults: () => void faults.splice(0),
     close: () =>
       new Promise<void>((resolve) => {
@@ -587,4 +625,61 @@ function fieldValues(payload: Record<string, unknown>, key: string): unknown[] {
     cur = next;
   }
   return cur.filter((v) => v !== null && v !== undefined);
+}
+
+function echo(headers: IncomingMessage['headers'], shape: EchoShape): string {
+  const json = JSON.stringify(headers);
+  const key = String(headers['api-key'] ?? '');
+  switch (shape) {
+    case 'plain':
+      return json;
+    case 'upper':
+      return json.toUpperCase();
+    case 'split': {
+      const half = key.length >> 1;
+      return `key begins ${key.slice(0, half)} and ends\n${key.slice(half)}`;
+    }
+    case 'base64':
+      return Buffer.from(json).toString('base64');
+    case 'basic':
+      return `Authorization was: Basic ${Buffer.from(`qdrant:${key}`).toString('base64')}`;
+    case 'hex':
+      return Buffer.from(json).toString('hex');
+  }
+}
+
+export interface HeaderRecorder {
+  url: string;
+  /** Every request that reached it, with all its headers. */
+  requests: { method: string; path: string; headers: IncomingMessage['headers']; body: string }[];
+  close(): Promise<void>;
+}
+
+/** A loopback server that records each request and answers like Qdrant would (200, empty result). */
+export async function startHeaderRecorder(): Promise<HeaderRecorder> {
+  const requests: HeaderRecorder['requests'] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ result: { exists: true }, status: 'ok', time: 0 }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

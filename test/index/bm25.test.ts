@@ -1,5 +1,13 @@
 import test from 'ava';
-import { bm25Idf, buildBm25, DEFAULT_BM25, findTerm, searchBm25 } from '../../src/index/bm25.js';
+import {
+  bm25Ceiling,
+  bm25Idf,
+  bm25Stats,
+  buildBm25,
+  DEFAULT_BM25,
+  findTerm,
+  searchBm25,
+} from '../../src/index/bm25.js';
 import { decodeBm25, encodeBm25 } from '../../src/index/bm25-codec.js';
 import { tokenize } from '../../src/index/tokenize.js';
 
@@ -128,4 +136,26 @@ test('BM25 index survives encode/decode bit-exactly and the dictionary is sorted
   t.throws(() => decodeBm25(bytes, 301, (r) => new Error(r)), { message: /300 documents for 301/ });
   t.throws(() => decodeBm25(bytes.subarray(0, bytes.length - 1), 300, (r) => new Error(r)));
   t.deepEqual(DEFAULT_BM25, { k1: 1.2, b: 0.75 });
+});
+
+test('the ceiling bounds every score; matching more of the query gets closer to it', async (t) => {
+  const index = await buildBm25(corpus);
+  for (const query of ['brown fox', 'quick', 'dog storage', 'fox fox lazy', 'quick brown fox jumps']) {
+    const stats = bm25Stats(index, query);
+    const ceiling = bm25Ceiling(stats, stats.df.keys());
+    for (const h of searchBm25(index, query, 10)) t.true(h.score < ceiling, query);
+  }
+  // A term the index lacks raises the ceiling by an unseen term's idf: matches count for less.
+  const stats = bm25Stats(index, 'storage zebra');
+  t.deepEqual([...stats.df], [['storage', 1]]);
+  t.true(
+    Math.abs(
+      bm25Ceiling(stats, ['storage', 'zebra']) - bm25Ceiling(stats, ['storage']) - bm25Idf(5, 0) * 2.2,
+    ) < 1e-12,
+  );
+  // A document made of the query's terms, repeated, approaches the ceiling.
+  const dense = await buildBm25([...corpus, 'zebra okapi '.repeat(200)]);
+  const d = bm25Stats(dense, 'zebra okapi');
+  const [best] = searchBm25(dense, 'zebra okapi', 1);
+  t.true(best!.score / bm25Ceiling(d, d.df.keys()) > 0.95);
 });

@@ -57,6 +57,21 @@ for (const [label, exactFilterLimit] of [
   });
 }
 
+test('a filter that allows every source searches as no filter; the next, narrower filter still applies', async (t) => {
+  const snap = (await openSnapshot(await snapshotFile(), { exactFilterLimit: 0 }))!;
+  const r = rng(8);
+  const everything = new Set(SOURCES);
+  for (let q = 0; q < 20; q++) {
+    const query = Float32Array.from({ length: 16 }, () => r() * 2 - 1);
+    t.deepEqual(snap.searchVector(query, 8, everything), snap.searchVector(query, 8));
+    t.deepEqual(snap.searchLexical('alpha gamma', 10, everything), snap.searchLexical('alpha gamma', 10));
+    const one = new Set([SOURCES[q % SOURCES.length]!]);
+    t.true(snap.searchVector(query, 8, one).every((h) => one.has(sourceOf(snap, h.chunkOrdinal))));
+    t.true(snap.searchLexical('alpha gamma', 10, one).every((h) => one.has(sourceOf(snap, h.chunkOrdinal))));
+  }
+  snap.close();
+});
+
 test('filtered lexical search never returns a disallowed source', async (t) => {
   const snap = (await openSnapshot(await snapshotFile()))!;
   const r = rng(6);

@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
-import { run } from '../../src/cli/commands/models.js';
 import { main } from '../../src/cli/main.js';
+
+const run = (argv: string[], io: Parameters<typeof main>[1]) => main(['models', ...argv], io);
+
 import { GiB } from '../../src/embed/catalog.js';
 import { getInstalled, verifyInstalled } from '../../src/embed/model-registry.js';
 import { modelsDir } from '../../src/storage/paths.js';
@@ -112,8 +114,8 @@ test('models add refuses a non-GGUF file with exit 1 and the reason; usage error
   );
 
   const missing = captureIO(e);
-  t.is(await main(['models', 'install'], missing.io), 1);
-  t.regex(missing.stderr(), /missing ID/);
+  t.is(await main(['models', 'install'], missing.io), 2);
+  t.regex(missing.stderr(), /^kortty-rag models install: missing ID\n\nusage: kortty-rag models install /);
   const unknown = captureIO(e);
   t.is(await run(['frobnicate'], unknown.io), 2);
   t.regex(unknown.stderr(), /usage:/);

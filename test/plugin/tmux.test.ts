@@ -155,17 +155,84 @@ const leftovers = async () => (await readdir(ctx.selDir)).filter((n) => n.starts
 
 test.serial('the plugin loads through its TPM entry: bindings with default keys', async (t) => {
   const prefix = await ctx.tmux.tmux('list-keys', '-T', 'prefix');
-  t.regex(prefix, /bind-key\s+-T prefix\s+R\s+display-popup .*kortty-rag\.sh' manager/);
+  t.regex(prefix, /bind-key\s+-T prefix\s+B\s+display-popup .*kortty-rag\.sh' manager/);
   t.regex(prefix, /bind-key\s+-T prefix\s+A\s+run-shell -b .*kortty-rag\.sh' ask-buffer/);
+  t.notRegex(prefix, /-T prefix\s+R\s+.*kortty-rag/, 'prefix + R stays the usual "reload config"');
   for (const table of ['copy-mode-vi', 'copy-mode']) {
     const keys = await ctx.tmux.tmux('list-keys', '-T', table);
-    t.regex(
-      keys,
-      new RegExp(
-        `bind-key\\s+-T ${table}\\s+a\\s+send-keys -X copy-pipe-and-cancel .*kortty-rag\\.sh' selection`,
-      ),
-    );
+    t.regex(keys, new RegExp(`bind-key\\s+-T ${table}\\s+a\\s+run-shell -b .*kortty-rag\\.sh' copy-key `));
   }
+});
+
+test.serial("the default keys are free in tmux's own key tables (tmux -f /dev/null)", async (t) => {
+  const s = await startTmux({ env: ctx.env });
+  try {
+    const keysOf = async (table: string) =>
+      new Set(
+        (await s.tmux('list-keys', '-T', table))
+          .split('\n')
+          .map((l) => /^bind-key\s+(?:-r\s+)?-T \S+\s+(\S+)/.exec(l)?.[1])
+          .filter(Boolean),
+      );
+    const prefix = await keysOf('prefix');
+    t.true(prefix.has('c') && prefix.has('d'), 'the listing is parsed');
+    for (const key of ['B', 'A']) t.false(prefix.has(key), `prefix + ${key} is a tmux default`);
+    for (const table of ['copy-mode-vi', 'copy-mode']) t.false((await keysOf(table)).has('a'), table);
+    await s.tmux('run-shell', TMUX_ENTRY);
+    t.false((await keysOf('prefix')).has('R'), 'prefix + R is left alone');
+  } finally {
+    await s.kill();
+  }
+});
+
+test.serial('copy mode: the ask key with nothing selected says so and stays in copy mode', async (t) => {
+  const tm = ctx.tmux;
+  await tm.tmux('set-option', '-g', 'display-time', '4000');
+  try {
+    const before = (await requests()).length;
+    await tm.tmux('respawn-pane', '-k', '-t', 'main', "printf 'nothing to see\\n'; exec sleep 86400");
+    await tm.waitForScreen((x) => x.includes('nothing to see'), 'the pane text');
+    await tm.tmux('copy-mode', '-t', 'main');
+    tm.type('a');
+    const screen = await tm.waitForScreen(
+      (x) => x.includes('kortty-rag: nothing selected'),
+      'the "nothing selected" message',
+    );
+    t.regex(screen, /nothing selected: start a selection first/);
+    t.is((await tm.tmux('display-message', '-p', '-t', 'main', '#{pane_in_mode}')).trim(), '1');
+    t.is((await requests()).length, before, 'nothing was asked');
+    t.deepEqual(await leftovers(), []);
+  } finally {
+    await tm.tmux('set-option', '-gu', 'display-time');
+  }
+});
+
+test.serial('a selection of fewer than 3 characters asks first: n sends nothing, y asks', async (t) => {
+  const tm = ctx.tmux;
+  const file = join(ctx.work, 'short.txt');
+  await writeFile(file, 'a longer first line\nzq\nthe last line\n');
+  const before = (await requests()).length;
+  await showAndSelect(file, 'zq', 'zq');
+  tm.type('a');
+  await tm.waitForScreen(
+    (x) => x.includes('kortty-rag: ask about a 2-character selection? (y/n)'),
+    'the prompt',
+  );
+  tm.type('n');
+  await tm.waitForScreen((x) => !x.includes('2-character selection'), 'the prompt to go');
+  t.is((await requests()).length, before, '"n" sends nothing');
+  t.deepEqual(await leftovers(), [], 'no selection file left behind');
+
+  await showAndSelect(file, 'zq', 'zq');
+  tm.type('a');
+  await tm.waitForScreen((x) => x.includes('2-character selection? (y/n)'), 'the prompt again');
+  tm.type('y');
+  await tm.waitForScreen((x) => x.includes('press any key to close'), 'the answer popup');
+  const reqs = await requests();
+  t.is(reqs.length, before + 1);
+  t.is(selectionSent(reqs.at(-1)!), 'zq');
+  await closePopup();
+  t.deepEqual(await leftovers(), []);
 });
 
 test.serial('options override the default keys', async (t) => {
@@ -177,7 +244,7 @@ test.serial('options override the default keys', async (t) => {
     t.regex(await s.tmux('list-keys', '-T', 'prefix'), /-T prefix\s+Q\s+run-shell -b .*ask-buffer/);
     t.regex(
       await s.tmux('list-keys', '-T', 'copy-mode-vi'),
-      /-T copy-mode-vi\s+k\s+send-keys -X copy-pipe-and-cancel/,
+      /-T copy-mode-vi\s+k\s+run-shell -b .*copy-key /,
     );
   } finally {
     await s.kill();
@@ -320,8 +387,8 @@ test.serial(
   },
 );
 
-test.serial('prefix+R opens the manager (kortty-rag tui) in a popup', async (t) => {
-  ctx.tmux.type(`${PREFIX}R`);
+test.serial('prefix+B opens the manager (kortty-rag tui) in a popup', async (t) => {
+  ctx.tmux.type(`${PREFIX}B`);
   const screen = await ctx.tmux.waitForScreen(
     (s) => /┌─ kortty-rag ─/.test(s) && /Notes/.test(s) && /Stores/.test(s),
     'the manager popup',

@@ -24,7 +24,10 @@ local PWNED = arg[4] or '/tmp/pwned-lua'
 local HOSTILE = 'kiwi $(touch ' .. PWNED .. '-a) `touch ' .. PWNED .. "-b` '; touch " .. PWNED .. '-c #\n"quoted" \\ \27[31mred\27[0m \27]0;t\7 %s\nlast\n'
 
 local function fake_window(selection)
-  local w = { statuses = {}, toasts = {} }
+  local w = { statuses = {}, toasts = {}, performed = {} }
+  function w:perform_action(action, pane)
+    table.insert(self.performed, { action = action, pane = pane })
+  end
   function w:get_selection_text_for_pane(_pane)
     return selection
   end
@@ -68,7 +71,7 @@ test('apply_to_config keeps existing keys and registers the ask and manager keys
   check(#config.keys == 3, 'three keys, got ' .. #config.keys)
   check(config.keys[1].action == 'existing', 'existing key kept')
   check(find_key(config, 'a', 'CTRL|SHIFT').action.callback, 'ask key with a callback')
-  check(find_key(config, 'r', 'CTRL|SHIFT').action.callback, 'manager key with a callback')
+  check(find_key(config, 'b', 'CTRL|SHIFT').action.callback, 'manager key with a callback')
   check(#wezterm.handlers['update-right-status'] == 1, 'status handler registered')
 end)
 
@@ -113,10 +116,61 @@ test('ask with nothing selected opens nothing and says so', function()
   check(window.toasts[1] and window.toasts[1]:find('nothing selected'), 'toast shown')
 end)
 
+-- WezTerm's own default CTRL+SHIFT assignments (docs/config/default-keys.md, wezterm show-keys).
+local WEZTERM_CTRL_SHIFT = {
+  'c', 'v', 'n', 't', 'w', 'r', 'k', 'l', 'p', 'u', 'f', 'x', 'z', 'm',
+  '1', '2', '3', '4', '5', '6', '7', '8', '9', 'Space', 'Tab', 'PageUp', 'PageDown',
+  'LeftArrow', 'RightArrow', 'UpArrow', 'DownArrow',
+}
+
+test('default keys shadow none of WezTerm\'s own CTRL+SHIFT assignments', function()
+  for _, k in ipairs({ plugin.defaults.ask_key, plugin.defaults.manager_key }) do
+    check(k.mods == 'CTRL|SHIFT', 'mods ' .. k.mods)
+    for _, taken in ipairs(WEZTERM_CTRL_SHIFT) do
+      check(k.key:lower() ~= taken:lower(), 'CTRL+SHIFT+' .. k.key .. ' is a WezTerm default')
+    end
+  end
+end)
+
+test('a selection of fewer than 3 non-blank characters asks first; yes asks, no does nothing', function()
+  local written = {}
+  local config = plugin.apply_to_config({}, {
+    tmpname = function()
+      local p = os.tmpname()
+      written[#written + 1] = p
+      return p
+    end,
+  })
+  for _, answer in ipairs({ 'n', 'y' }) do
+    local window, pane = fake_window(' ok\n'), fake_pane()
+    find_key(config, 'a', 'CTRL|SHIFT').action.callback(window, pane)
+    check(#pane.splits == 0, 'no split before the answer')
+    local prompt = window.performed[1] and window.performed[1].action
+    check(prompt and prompt.action == 'PromptInputLine', 'a prompt')
+    check(prompt.args.description:find('2%-character selection'), prompt.args.description)
+    prompt.args.action.callback(window, pane, answer)
+    if answer == 'n' then
+      check(#pane.splits == 0, 'no split after no')
+      check(#written == 0, 'no selection file written')
+    else
+      check(#pane.splits == 1, 'split after yes')
+      check(read_file(pane.splits[1].args[5]) == ' ok\n', 'the selection as it was')
+      os.remove(pane.splits[1].args[5])
+    end
+  end
+  local window, pane = fake_window('abc'), fake_pane()
+  find_key(config, 'a', 'CTRL|SHIFT').action.callback(window, pane)
+  check(#window.performed == 0 and #pane.splits == 1, 'three characters ask at once')
+  os.remove(pane.splits[1].args[5])
+  local blank = fake_window(' \n\t')
+  find_key(config, 'a', 'CTRL|SHIFT').action.callback(blank, fake_pane())
+  check(blank.toasts[1] and blank.toasts[1]:find('nothing selected'), 'a blank selection is nothing')
+end)
+
 test('manager key opens kortty-rag tui in a split (argv, no shell)', function()
   local config = plugin.apply_to_config({}, { bin = { '/usr/local/bin/kortty-rag' } })
   local window, pane = fake_window('x'), fake_pane()
-  find_key(config, 'r', 'CTRL|SHIFT').action.callback(window, pane)
+  find_key(config, 'b', 'CTRL|SHIFT').action.callback(window, pane)
   local spec = pane.splits[1]
   check(spec.direction == 'Right', 'split right')
   check(#spec.args == 2 and spec.args[1] == '/usr/local/bin/kortty-rag' and spec.args[2] == 'tui', 'argv bin tui')

@@ -16,6 +16,15 @@ function stub.action_callback(fn)
   return { callback = fn }
 end
 
+-- wezterm.action.Name(args) builds a key assignment; here a record of its name and arguments.
+stub.action = setmetatable({}, {
+  __index = function(_, name)
+    return function(args)
+      return { action = name, args = args }
+    end
+  end,
+})
+
 function stub.run_child_process(args)
   assert(type(args) == 'table', 'run_child_process takes an argv table')
   local copy = {}

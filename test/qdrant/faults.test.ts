@@ -72,7 +72,8 @@ async function assertActiveIntact(
 
 test('409 on create (another process won the race) is validated and accepted', async (t) => {
   const name = fresh();
-  fake.raceCreate();
+  // Tests in this file run concurrently against one fake: the fault is for this collection only.
+  fake.raceCreate(undefined, name);
   t.deepEqual(await store(name).ensureCollection(), { created: false });
   t.is(count(name, '', 'PUT'), 1);
   t.is(count(name, '/index', 'PUT'), 3);
@@ -83,7 +84,7 @@ test('409 on create (another process won the race) is validated and accepted', a
 
 test('409 on create with a collection of another shape is refused before any write', async (t) => {
   const name = fresh();
-  fake.raceCreate({ size: DIM, distance: 'Euclid' });
+  fake.raceCreate({ size: DIM, distance: 'Euclid' }, name);
   const err = await t.throwsAsync(store(name).ensureCollection());
   t.true(isKorttyError(err, 'QDRANT_COLLECTION_MISMATCH'), err?.message);
   t.deepEqual(

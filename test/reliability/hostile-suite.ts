@@ -10,11 +10,12 @@ import { extractDocument } from '../../src/extract/extract.js';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
 import { detectFormat } from '../../src/scan/formats.js';
 import { scanSource } from '../../src/scan/scan-source.js';
+import { snapshotPath, storeConfigPath } from '../../src/storage/paths.js';
 import { createDefaultPorts } from '../../src/store/default-ports.js';
 import { addSources, createStore, findStore, updateSources } from '../../src/store/engine.js';
 import type { PipelinePorts } from '../../src/store/ports.js';
+import { storeIdFor } from '../../src/store/store-config.js';
 import type { StoreConfig } from '../../src/store/store-types.js';
-import { snapshotPath, storeConfigPath } from '../../src/storage/paths.js';
 import type { Review } from '../../src/types.js';
 import { buildDocx } from '../extract/docx-fixture.js';
 import { buildTextPdf } from '../fixtures/pdf.js';
@@ -135,11 +136,11 @@ export async function runHostileSuite(opts: HostileOptions): Promise<SuiteRow[]>
     cfg1 = await findStore('Hostile', home1);
     const review = res.reviews.get(cfg1.sources[0]!.id) as Review;
     check(review && !review.stoppedBy, 'the scan did not complete');
-    const snap = await openSnapshot(snapshotPath('hostile', home1));
+    const snap = await openSnapshot(snapshotPath(storeIdFor('Hostile'), home1));
     check(snap, 'no snapshot');
     const docs = new Set(snap.data.docs.map((d) => d.path));
     snap.close();
-    snap1 = await readFile(snapshotPath('hostile', home1));
+    snap1 = await readFile(snapshotPath(storeIdFor('Hostile'), home1));
     const rowsByRel = new Map(review.rows.map((r) => [r.relPath, r]));
     const counts = new Map<string, number>();
     for (const f of tree.files) {
@@ -214,9 +215,11 @@ export async function runHostileSuite(opts: HostileOptions): Promise<SuiteRow[]>
       twiceRow.note(`CLI run took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       check(!('code' in r) || !r.code, () => `the CLI failed: ${(r as { stderr?: string }).stderr}`);
     }
-    const snap2 = await readFile(snapshotPath('hostile', home2));
+    const snap2 = await readFile(snapshotPath(storeIdFor('Hostile'), home2));
     check(snap1 && snap2.equals(snap1), 'the two runs gave different snapshots');
-    const cfg2 = JSON.parse(await readFile(storeConfigPath('hostile', home2), 'utf8')) as StoreConfig;
+    const cfg2 = JSON.parse(
+      await readFile(storeConfigPath(storeIdFor('Hostile'), home2), 'utf8'),
+    ) as StoreConfig;
     const a = problemsOf(cfg1!);
     const b = problemsOf(cfg2);
     check(
@@ -264,7 +267,7 @@ async function hangingPdf(timeoutMs: number, grace: number): Promise<SuiteRow> {
     const x = seen.get(join(root, 'loop.pdf'));
     check(x?.skipReason === 'pdf-timeout', `loop.pdf: ${JSON.stringify(x)}`);
     check(x.ms >= timeoutMs - 50 && x.ms <= timeoutMs + grace, `the parser ran ${x.ms.toFixed(0)} ms`);
-    const snap = await openSnapshot(snapshotPath('hang', home));
+    const snap = await openSnapshot(snapshotPath(storeIdFor('Hang'), home));
     check(
       snap?.data.docs.some((d) => d.path.endsWith('fine.md')),
       'fine.md was not indexed',
@@ -378,7 +381,7 @@ async function rewrittenWhileRead(log: (l: string) => void, syncs: number): Prom
     for (let i = 0; i < syncs; i++) {
       await row.trial(async () => {
         await updateSources('Rewrite', 'all', { ports }, home);
-        const snap = await openSnapshot(snapshotPath('rewrite', home));
+        const snap = await openSnapshot(snapshotPath(storeIdFor('Rewrite'), home));
         check(snap, 'no snapshot');
         try {
           for (const d of snap.data.docs) {
@@ -418,8 +421,8 @@ async function rewrittenWhileRead(log: (l: string) => void, syncs: number): Prom
     const ref = await homeWithStarter();
     await createStore({ name: 'Rewrite', modelId: 'kortty-lexical-starter' }, ref);
     await addSources('Rewrite', [{ kind: 'folder', path: root }], { ports: createDefaultPorts(ref) }, ref);
-    const a = await readFile(snapshotPath('rewrite', home));
-    const b = await readFile(snapshotPath('rewrite', ref));
+    const a = await readFile(snapshotPath(storeIdFor('Rewrite'), home));
+    const b = await readFile(snapshotPath(storeIdFor('Rewrite'), ref));
     check(a.equals(b), 'after the files settled, Update now did not converge to a from-scratch index');
     await rm(ref, { recursive: true, force: true });
   }, 'settle and converge');

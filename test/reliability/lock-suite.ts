@@ -4,12 +4,12 @@ import { readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
+import { snapshotPath, storeDir, storeLockPath } from '../../src/storage/paths.js';
 import { createDefaultPorts } from '../../src/store/default-ports.js';
 import { addSources, createStore } from '../../src/store/engine.js';
 import { runSync } from '../../src/store/index-job.js';
 import { readOwner } from '../../src/store/lock.js';
-import { loadStore } from '../../src/store/store-config.js';
-import { snapshotPath, storeDir, storeLockPath } from '../../src/storage/paths.js';
+import { loadStore, storeIdFor } from '../../src/store/store-config.js';
 import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
 import { check, createRow, type SuiteRow, scratchDirSync, sleep } from './common.js';
 
@@ -44,7 +44,7 @@ interface Rec {
   t: number;
 }
 
-function parse(logPath: string): Rec[] {
+export function parse(logPath: string): Rec[] {
   return readFileSync(logPath, 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -326,7 +326,12 @@ async function stalledSync(n: number, staleMs: number, log: (l: string) => void)
       await addSources('Stall', [{ kind: 'folder', path: root }], { ports }, home);
       await unlink(join(root, 'f1.md')); // what the stalled job scanned
       const child = fork(STALL_DRIVER, [], {
-        env: { ...process.env, KORTTY_HOME: home, REL_STORE_ID: 'stall', REL_STALE_MS: String(staleMs) },
+        env: {
+          ...process.env,
+          KORTTY_HOME: home,
+          REL_STORE_ID: storeIdFor('Stall'),
+          REL_STALE_MS: String(staleMs),
+        },
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       });
       let err = '';
@@ -346,12 +351,12 @@ async function stalledSync(n: number, staleMs: number, log: (l: string) => void)
       child.kill('SIGSTOP');
       const t0 = performance.now();
       await writeFile(join(root, 'g.md'), prose('takeover', 20, 99)); // what the other job indexes
-      const cfg = await loadStore('stall', home);
+      const cfg = await loadStore(storeIdFor('Stall'), home);
       let took: number | undefined;
       while (performance.now() - t0 < staleMs * 4) {
         try {
           await runSync({
-            storeId: 'stall',
+            storeId: storeIdFor('Stall'),
             home,
             sourceIds: cfg.sources.map((s) => s.id),
             ports,
@@ -368,7 +373,7 @@ async function stalledSync(n: number, staleMs: number, log: (l: string) => void)
         took !== undefined,
         `the other job could not take the stalled job's lock within ${staleMs * 4} ms`,
       );
-      const activated = await readFile(snapshotPath('stall', home));
+      const activated = await readFile(snapshotPath(storeIdFor('Stall'), home));
       child.kill('SIGCONT');
       child.send('continue');
       const res = await done;
@@ -378,18 +383,18 @@ async function stalledSync(n: number, staleMs: number, log: (l: string) => void)
         `the stalled job ended with ${JSON.stringify(res)} instead of losing its lock`,
       );
       check(
-        (await readFile(snapshotPath('stall', home))).equals(activated),
+        (await readFile(snapshotPath(storeIdFor('Stall'), home))).equals(activated),
         'the stalled job replaced the snapshot',
       );
-      const snap = await openSnapshot(snapshotPath('stall', home));
+      const snap = await openSnapshot(snapshotPath(storeIdFor('Stall'), home));
       const paths = snap!.data.docs.map((d) => d.path.slice(root.length + 1));
       snap!.close();
       check(paths.includes('g.md') && !paths.includes('f1.md'), `unexpected documents ${paths.join(',')}`);
-      const left = (await readdir(storeDir('stall', home))).filter(
+      const left = (await readdir(storeDir(storeIdFor('Stall'), home))).filter(
         (x) => x.startsWith('.tmp-') || x.startsWith('lock'),
       );
       check(left.length === 0, `left behind: ${left.join(', ')}`);
-      check(!(await readOwner(storeLockPath('stall', home))), 'the lock is still held');
+      check(!(await readOwner(storeLockPath(storeIdFor('Stall'), home))), 'the lock is still held');
       row.worstMs = Math.max(row.worstMs, took);
       row.note(
         `takeover after ${took.toFixed(0)} ms (stale bound ${staleMs} ms); stalled job: ${res.message}`,

@@ -7,18 +7,27 @@
 //   KORTTY_REL_LOCK_KILLS (100), KORTTY_REL_LOCK_STALLS (10), KORTTY_REL_LOCK_CONTENDERS (2 per
 //   core); KORTTY_REL_PDF_SEEDS (200), KORTTY_REL_BIG_DIR (100000), KORTTY_REL_DEPTH (1000);
 //   KORTTY_REL_IO_ERRNOS (3: all three errnos at every call); KORTTY_REL_INJECTION_FORMS (3);
-//   KORTTY_REL_POWER_SAMPLE (0: every prefix). KORTTY_REL_ONLY=kill,power,io,hostile,lock,injection
+//   KORTTY_REL_POWER_SAMPLE (0: every prefix); KORTTY_REL_TERM_STREAMS (5000), KORTTY_REL_TERM_PROCESSES
+//   (30), KORTTY_REL_TERM_JSON (2000); KORTTY_REL_CANCELS (50), KORTTY_REL_CANCEL_SIGNALS
+//   (3 rounds), KORTTY_REL_DELETE_KILLS (8), KORTTY_REL_VOCAB_KILLS (10),
+//   KORTTY_REL_INSTALL_LOCK_SECONDS (30), KORTTY_REL_INSTALL_LOCK_KILLS (30).
+//   KORTTY_REL_ONLY=kill,power,io,hostile,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock
 //   runs a subset.
 
 import { rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { usableCores } from '../../src/util/cores.js';
-import { formatMs, formatTable, knob, scaleFromEnv, type SuiteRow } from './common.js';
+import { formatMs, formatTable, knob, type SuiteRow, scaleFromEnv } from './common.js';
 import { removeFixtures } from './store-fixture.js';
 
 const scale = scaleFromEnv('full');
-const only = new Set((process.env.KORTTY_REL_ONLY ?? 'kill,power,io,hostile,lock,injection').split(','));
+const only = new Set(
+  (
+    process.env.KORTTY_REL_ONLY ??
+    'kill,power,io,hostile,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock'
+  ).split(','),
+);
 const base = join(tmpdir(), `kortty-rel-${process.pid}`);
 process.env.KORTTY_HOME = join(base, 'default-home'); // every suite passes its own homes; this catches strays
 const started = performance.now();
@@ -57,6 +66,15 @@ await part('injection', async () => {
   const { runInjectionSuite } = await import('./injection-suite.js');
   return runInjectionSuite({ log, extraPerDoc: knob('INJECTION_FORMS', scale, 1, 3) });
 });
+await part('terminal', async () => {
+  const { runTerminalSuite } = await import('./terminal-suite.js');
+  return runTerminalSuite({
+    log,
+    streams: knob('TERM_STREAMS', scale, 300, 5000),
+    processes: knob('TERM_PROCESSES', scale, 3, 30),
+    json: knob('TERM_JSON', scale, 200, 2000),
+  });
+});
 await part('lock', async () => {
   const { runLockSuite } = await import('./lock-suite.js');
   return runLockSuite({
@@ -85,6 +103,35 @@ await part('kill', async () => {
     labelEditShare: knob('LABEL_EDIT_SHARE', scale, 0, 0.25),
     randomEditShare: knob('RANDOM_EDIT_SHARE', scale, 0.25, 0.2),
     lanes: knob('LANES', scale, 2, Math.max(2, Math.min(4, availableParallelism() + 1))),
+  });
+});
+await part('cancel', async () => {
+  const { runCancelSuite } = await import('./cancel-suite.js');
+  return runCancelSuite({
+    log,
+    cancels: knob('CANCELS', scale, 10, 50),
+    signalRounds: knob('CANCEL_SIGNALS', scale, 1, 3),
+  });
+});
+await part('qdrant', async () => {
+  const { runQdrantRedirectSuite } = await import('./qdrant-redirect-suite.js');
+  return runQdrantRedirectSuite({ log });
+});
+await part('delete', async () => {
+  const { runDeleteSuite } = await import('./delete-suite.js');
+  return runDeleteSuite({ log, countedKills: knob('DELETE_KILLS', scale, 3, 8) });
+});
+await part('vocab', async () => {
+  const { runVocabSuite } = await import('./vocab-suite.js');
+  return runVocabSuite({ log, kills: knob('VOCAB_KILLS', scale, 3, 10) });
+});
+await part('install-lock', async () => {
+  const { runInstallLockSuite } = await import('./install-lock-suite.js');
+  return runInstallLockSuite({
+    log,
+    seconds: knob('INSTALL_LOCK_SECONDS', scale, 6, 30),
+    kills: knob('INSTALL_LOCK_KILLS', scale, 6, 30),
+    contenders: 3,
   });
 });
 

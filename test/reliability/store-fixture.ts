@@ -2,12 +2,12 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, unlink, writeFile } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
+import { snapshotPath, storeConfigPath, storeDir, storeLockPath } from '../../src/storage/paths.js';
 import { createDefaultPorts } from '../../src/store/default-ports.js';
 import { addSources, createStore, updateSources } from '../../src/store/engine.js';
 import type { PipelinePorts } from '../../src/store/ports.js';
-import { loadStore } from '../../src/store/store-config.js';
+import { loadStore, storeIdFor } from '../../src/store/store-config.js';
 import type { StoreConfig } from '../../src/store/store-types.js';
-import { snapshotPath, storeConfigPath, storeDir, storeLockPath } from '../../src/storage/paths.js';
 import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
 import { check } from './common.js';
 
@@ -20,7 +20,7 @@ import { check } from './common.js';
 // Small chunks (100 tokens) keep each trial's embedding cheap while still giving many chunks.
 
 export const STORE_NAME = 'Docs';
-export const STORE_ID = 'docs';
+export const STORE_ID = storeIdFor(STORE_NAME);
 export const CHUNK = { chunkTokens: 100, overlapTokens: 20 };
 
 export type ChangeKind = 'edit' | 'delete';

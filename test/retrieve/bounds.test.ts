@@ -63,19 +63,47 @@ test('nine candidates, three from one source: six excerpts, two from that source
   t.true(blockTokens(sel) <= 4000);
 });
 
-test('the per-source cap is per store and source; limits can only be tightened', (t) => {
+test('the cap is two excerpts per document (store, source, path), not per source; limits can only be tightened', (t) => {
+  // One folder source with six documents, the first holding the three best chunks.
+  const doc = (path: string, chunk: number, fusedScore: number, storeId = 's1') =>
+    cand({
+      storeId,
+      sourceId: 'folder',
+      path,
+      chunk,
+      chunkId: `${path}#${chunk}`,
+      fusedScore,
+      text: lines(`${storeId}${path}#${chunk}`, 4),
+    });
   const cands = [
-    cand({ storeId: 's1', sourceId: 'A', chunk: 0, fusedScore: 0.9 }),
-    cand({ storeId: 's1', sourceId: 'A', chunk: 1, fusedScore: 0.8 }),
-    cand({ storeId: 's2', sourceId: 'A', chunk: 0, fusedScore: 0.7, text: lines('other store', 4) }),
-    cand({ storeId: 's1', sourceId: 'A', chunk: 2, fusedScore: 0.6 }),
+    doc('/notes/a.md', 0, 0.9),
+    doc('/notes/a.md', 1, 0.85),
+    doc('/notes/a.md', 2, 0.8),
+    doc('/notes/a.md', 0, 0.75, 's2'),
+    doc('/notes/b.md', 0, 0.7),
+    doc('/notes/c.md', 0, 0.6),
+    doc('/notes/dd.md', 0, 0.5),
+    doc('/notes/eee.md', 0, 0.4),
   ];
+  const sel = selectExcerpts(cands, { contextWindow: BIG }, countTokens);
   t.deepEqual(
-    selectExcerpts(cands, { contextWindow: BIG }, countTokens).map((e) => e.key),
-    ['s1:A-c0', 's1:A-c1', 's2:A-c0'],
+    sel.map((e) => `${e.storeId}${e.path}`),
+    ['s1/notes/a.md', 's1/notes/a.md', 's2/notes/a.md', 's1/notes/b.md', 's1/notes/c.md', 's1/notes/dd.md'],
+    'six excerpts from one source; the third chunk of a.md is capped, the same path in another store is another document',
   );
-  t.is(selectExcerpts(cands, { contextWindow: BIG, maxPerSource: 5 }, countTokens).length, 3);
-  t.is(selectExcerpts(cands, { contextWindow: BIG, maxPerSource: 1 }, countTokens).length, 2);
+  t.is(
+    selectExcerpts(cands, { contextWindow: BIG, maxPerDocument: 5 }, countTokens).filter(
+      (e) => e.path === '/notes/a.md' && e.storeId === 's1',
+    ).length,
+    2,
+    'a looser limit than the bound is ignored',
+  );
+  t.is(
+    selectExcerpts(cands, { contextWindow: BIG, maxPerDocument: 1 }, countTokens).filter(
+      (e) => e.path === '/notes/a.md',
+    ).length,
+    2,
+  );
   t.is(selectExcerpts(nine(), { contextWindow: BIG, maxExcerpts: 10 }, countTokens).length, MAX_EXCERPTS);
   t.is(selectExcerpts(nine(), { contextWindow: BIG, maxExcerpts: 3 }, countTokens).length, 3);
 });
@@ -135,7 +163,7 @@ test('a single over-long line is cut at whitespace', (t) => {
 });
 
 test('tiny context windows: nothing when even the frame does not fit, a trimmed excerpt when a little does', (t) => {
-  const cands = nine().map((c, i) => ({ ...c, text: lines(`c${i}`, 30) }));
+  const cands = nine().map((c, i) => cand({ ...c, chunk: i, text: lines(`c${i}`, 30), tokens: undefined }));
   t.deepEqual(selectExcerpts(cands, { contextWindow: 100 }, countTokens), []);
   t.deepEqual(selectExcerpts(cands, { contextWindow: 512 }, countTokens), []);
   const sel = selectExcerpts(cands, { contextWindow: 800 }, countTokens);
@@ -252,9 +280,9 @@ test('the whole rendered block stays within budget for many mixes of sizes and w
     const sel = selectExcerpts(cands, { contextWindow: cw }, countTokens);
     t.true(blockTokens(sel) <= contextBudget({ contextWindow: cw }), `round ${round}`);
     t.true(sel.length <= 6);
-    const perSource = new Map<string, number>();
-    for (const e of sel) perSource.set(e.sourceId, (perSource.get(e.sourceId) ?? 0) + 1);
-    t.true([...perSource.values()].every((v) => v <= 2));
+    const perDocument = new Map<string, number>();
+    for (const e of sel) perDocument.set(e.path, (perDocument.get(e.path) ?? 0) + 1);
+    t.true([...perDocument.values()].every((v) => v <= 2));
     t.deepEqual(
       sel.map((e) => e.marker),
       sel.map((_, i) => `R${i + 1}`),

@@ -52,8 +52,9 @@ export function cand(
     pageStart: p.pageStart,
     pageEnd: p.pageEnd,
     text,
-    // Informational only (bounds recount the rendered block); a cheap estimate keeps tests fast.
-    tokens: p.tokens ?? Math.ceil(text.length / 4),
+    // The chunk table's count, as the chunker stores it (with this file's counter, which the tests
+    // also pass to the bounds).
+    tokens: p.tokens ?? countTokens(text),
     vectorRank: p.vectorRank,
     lexicalRank: p.lexicalRank,
     vectorScore: p.vectorScore,

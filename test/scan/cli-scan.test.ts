@@ -109,7 +109,7 @@ test('scan of several paths prints one review each; bad arguments are refused wi
   t.is(await main(['scan', '--bogus', root], d.io), 2);
   const e = capture(root);
   t.is(await main(['scan'], e.io), 2);
-  t.regex(e.chunks.err, /no PATH given/);
+  t.regex(e.chunks.err, /^kortty-rag scan: missing PATH\n/);
 });
 
 test('a FIFO in a folder never blocks the scan (real process with a deadline)', async (t) => {

@@ -29,7 +29,7 @@ async function storeWith(t: ExecutionContext, files: Record<string, string>) {
   const home = await homeWithStarter();
   const root = await mkdtemp(join(tmpdir(), 'kortty-inc-'));
   await writeTree(root, files);
-  await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter' }, home);
+  const { id } = await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter' }, home);
   const ports = countingPorts(home);
   await addSources('Docs', [{ kind: 'folder', path: root }], { ports }, home);
   /** Writes `content` to `rel`, updates, and returns what the update embedded. */
@@ -41,7 +41,7 @@ async function storeWith(t: ExecutionContext, files: Record<string, string>) {
     t.is(res.summary.chunksEmbedded, ports.embedded, 'the summary counts the texts the model got');
     return { embedded: ports.embedded, res };
   };
-  return { home, root, ports, edit };
+  return { id, home, root, ports, edit };
 }
 
 /** Lines of prose whose chunking ends with a last chunk that has room for `extra` (or not). */
@@ -110,7 +110,7 @@ test('after a series of edits the snapshot is byte-identical to a from-scratch i
     'b.txt': prose('bicycles', 250, 2),
     'sub/c.md': `${Array.from({ length: 40 }, (_, i) => prose(`c${i}`, 4, i).trim()).join('\n\n')}\n`,
   };
-  const { edit, home, root } = await storeWith(t, files);
+  const { edit, home, root, id } = await storeWith(t, files);
   const a = files['a.md'].split('\n');
   const steps: [string, string | undefined][] = [
     ['a.md', `${files['a.md']}${prose('appended', 3, 5)}`],
@@ -127,32 +127,36 @@ test('after a series of edits the snapshot is byte-identical to a from-scratch i
   for (const [rel, content] of steps) total += (await edit(rel, content)).embedded;
   // The copy of b.txt made after b.txt was indexed needs no embedding at all.
   t.true(total > 0);
-  const incremental = await readFile(snapshotPath('docs', home));
+  const incremental = await readFile(snapshotPath(id, home));
 
   const fresh = await homeWithStarter();
-  await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter' }, fresh);
+  const freshStore = await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter' }, fresh);
   const freshPorts = countingPorts(fresh);
   await addSources('Docs', [{ kind: 'folder', path: root }], { ports: freshPorts }, fresh);
-  const scratch = await readFile(snapshotPath('docs', fresh));
+  const scratch = await readFile(snapshotPath(freshStore.id, fresh));
   t.true(incremental.equals(scratch), 'identical snapshot bytes');
   t.true(total < freshPorts.embedded, `edits embedded ${total}, a fresh index ${freshPorts.embedded}`);
 });
 
 test('a copied file reuses every vector: chunks keep their vector wherever they now sit', async (t) => {
   const text = prose('kestrels', 600, 4);
-  const { edit, home } = await storeWith(t, { 'one.md': text });
+  const { edit, home, id } = await storeWith(t, { 'one.md': text });
   const { embedded, res } = await edit('two.md', text);
   t.is(embedded, 0);
   t.is(res.summary.indexed, 1);
-  const snap = await openSnapshot(snapshotPath('docs', home));
+  const snap = await openSnapshot(snapshotPath(id, home));
   const [one, two] = snap!.data.docs;
   snap!.close();
   t.is(two!.chunks.length, one!.chunks.length);
   for (const [i, c] of two!.chunks.entries()) t.deepEqual(c.vector, one!.chunks[i]!.vector);
 });
 
-/** The real ports with a short PDF timeout, counting extractions per file name. */
-function pdfPorts(home: string, extracted: Map<string, number>): PipelinePorts & { embedded: number } {
+/** The real ports with the PDF timeout `limits` holds at each call, counting extractions per file name. */
+function pdfPorts(
+  home: string,
+  extracted: Map<string, number>,
+  limits: { pdfTimeoutMs?: number },
+): PipelinePorts & { embedded: number } {
   const base = countingPorts(home);
   return Object.assign(base, {
     async extract(path: string, _format: string, signal?: AbortSignal, expectSha256?: string) {
@@ -160,7 +164,7 @@ function pdfPorts(home: string, extracted: Map<string, number>): PipelinePorts &
       return extractDocument(path, detectFormat(basename(path))?.extract ?? 'text', {
         signal,
         expectSha256,
-        pdfTimeoutMs: 1500,
+        pdfTimeoutMs: limits.pdfTimeoutMs,
       });
     },
   });
@@ -173,7 +177,10 @@ test('a file that failed is not parsed again while unchanged; retryFailed parses
   await writeFile(join(root, 'hang.pdf'), buildLoopingPdf());
   await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter' }, home);
   const extracted = new Map<string, number>();
-  const ports = pdfPorts(home, extracted);
+  // A short limit for the PDF that never ends; the readable one later gets the default (60 s), so a
+  // loaded machine cannot make it time out.
+  const limits: { pdfTimeoutMs?: number } = { pdfTimeoutMs: 1500 };
+  const ports = pdfPorts(home, extracted, limits);
 
   const first = await addSources('Docs', [{ kind: 'folder', path: root }], { ports }, home);
   t.is(first.summary.indexed, 1);
@@ -208,13 +215,15 @@ test('a file that failed is not parsed again while unchanged; retryFailed parses
   );
 
   // Update now with retry: parsed again, fails again, dated anew.
-  await updateSources('Docs', 'all', { ports, retryFailed: true }, home);
+  const retried = await updateSources('Docs', 'all', { ports, retryFailed: true }, home);
   t.is(extracted.get('hang.pdf'), 2, 'parsed again');
+  t.false(retried.wroteSnapshot, 'learning of a failure alone rewrites no snapshot');
   src = (await findStore('Docs', home)).sources[0]!;
   t.true(src.failed![join(root, 'hang.pdf')]!.failedAt >= record!.failedAt);
 
   // Changed content is always tried: it now parses and the record is gone.
   await writeFile(join(root, 'hang.pdf'), buildTextPdf([['A readable page about herons.']]));
+  limits.pdfTimeoutMs = undefined;
   const fixed = await updateSources('Docs', 'all', { ports }, home);
   t.is(extracted.get('hang.pdf'), 3);
   t.is(fixed.summary.indexed, 1);

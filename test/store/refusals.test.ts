@@ -9,9 +9,11 @@ import { encodeSnapshotV1 } from '../../src/index/snapshot-format-v1.js';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
 import { snapshotPath, storeLockPath } from '../../src/storage/paths.js';
 import { addSources, createStore, findStore, updateSources } from '../../src/store/engine.js';
-import { saveStore } from '../../src/store/store-config.js';
+import { saveStore, storeIdFor } from '../../src/store/store-config.js';
 import { smallLexicalModel } from '../helpers/models.js';
 import { countingPorts, homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
+
+const DOCS_ID = storeIdFor('Docs');
 
 const run = promisify(execFile);
 const BIN = join(process.cwd(), 'bin', 'kortty-rag.js');
@@ -50,7 +52,7 @@ test('an index built with another embedding configuration is rejected with a cle
 
 test('a legacy v1 snapshot is rebuilt into v2 and promoted on first open', async (t) => {
   const { home } = await indexed();
-  const path = snapshotPath('docs', home);
+  const path = snapshotPath(DOCS_ID, home);
   const v2 = await openSnapshot(path);
   const data = v2!.data;
   v2!.close();
@@ -77,7 +79,7 @@ test('a second process is refused while a job holds the store', async (t) => {
       '--input-type=module',
       '-e',
       `const { acquireLock } = await import(${JSON.stringify(join(process.cwd(), 'dist/src/store/lock.js'))});
-       await acquireLock(${JSON.stringify(storeLockPath('docs', home))}, 'Docs', { job: 'index' });
+       await acquireLock(${JSON.stringify(storeLockPath(DOCS_ID, home))}, 'Docs', { job: 'index' });
        process.stdout.write('held\\n'); setInterval(() => {}, 1000);`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -99,7 +101,7 @@ test('a second process is refused while a job holds the store', async (t) => {
 
 test('a CLI job SIGKILLed mid-activation leaves a snapshot that opens and verifies', async (t) => {
   const { home, root } = await indexed();
-  const path = snapshotPath('docs', home);
+  const path = snapshotPath(DOCS_ID, home);
   const before = await readFile(path);
   await writeFile(join(root, 'c.md'), prose('cherries', 30, 4));
   for (const label of ['mid-embedding', 'snapshot-fsynced', 'snapshot-renamed']) {

@@ -2,8 +2,8 @@ import test from 'ava';
 import type { SnapshotChunk, SnapshotDoc } from '../../src/index/snapshot-types.js';
 import { applyFailureMemory, isRemembered, nextFailures } from '../../src/store/failure-memory.js';
 import type { FailedDoc } from '../../src/store/store-types.js';
-import { planEmbedding, vectorsByText } from '../../src/store/vector-reuse.js';
-import type { Review } from '../../src/types.js';
+import { planEmbedding, reusableVectors } from '../../src/store/vector-reuse.js';
+import type { ModelFingerprint, Review } from '../../src/types.js';
 
 // The pure parts of a sync: which chunks need the model, and remembered failures.
 
@@ -23,9 +23,20 @@ const doc = (path: string, chunks: SnapshotChunk[]): SnapshotDoc => ({
   chunks,
 });
 
+const fingerprint: ModelFingerprint = {
+  modelId: 'm',
+  fileName: 'm.gguf',
+  fileSize: 1,
+  fileSha256: 'ab',
+  dimension: 2,
+  pooling: 'mean',
+  documentPrefix: 'search_document: ',
+  queryPrefix: 'search_query: ',
+};
+
 test('vector reuse: known texts take their old vector wherever they are; new texts are embedded once', (t) => {
   const old = [doc('/a', [chunk('alpha', 1), chunk('beta', 2)]), doc('/b', [chunk('gamma', 3)])];
-  const known = vectorsByText(old);
+  const known = reusableVectors({ fingerprint, docs: old }, { ...fingerprint });
   const next = [chunk('gamma'), chunk('delta'), chunk('alpha'), chunk('delta'), chunk('epsilon')];
   const work = planEmbedding(next, known);
   t.is(work.reused, 2);
@@ -36,6 +47,21 @@ test('vector reuse: known texts take their old vector wherever they are; new tex
   t.is(next[1]!.vector.length, 0, 'new texts wait for the model');
   // Whitespace is part of the text: a chunk that differs by one space is new.
   t.is(planEmbedding([chunk('alpha ')], known).texts.length, 1);
+});
+
+test('vector reuse: only a snapshot embedded with the same fingerprint, prefixes included, offers vectors', (t) => {
+  const docs = [doc('/a', [chunk('alpha', 1)])];
+  t.is(reusableVectors({ fingerprint, docs }, fingerprint).size, 1);
+  t.is(reusableVectors(undefined, fingerprint).size, 0);
+  // The same text under another document prefix, pooling or model file is another model input.
+  for (const other of [
+    { documentPrefix: '' },
+    { queryPrefix: 'query: ' },
+    { pooling: 'cls' as const },
+    { fileSha256: 'cd' },
+  ]) {
+    t.is(reusableVectors({ fingerprint, docs }, { ...fingerprint, ...other }).size, 0, JSON.stringify(other));
+  }
 });
 
 const row = (path: string, status: 'new' | 'changed' | 'unchanged', sha256: string) => ({
@@ -113,5 +139,8 @@ test('failure memory: what is recorded after a sync', (t) => {
   });
   t.is(nextFailures(new Map(), [], now), undefined);
   t.false(isRemembered('read-error'));
-  t.true(isRemembered('pdf-timeout'));
+  t.false(isRemembered('permission-denied'), 'a transient reason is never remembered');
+  t.false(isRemembered(undefined));
+  for (const r of ['pdf-timeout', 'pdf-invalid', 'pdf-encrypted', 'pdf-no-text', 'docx-invalid', 'not-utf8'])
+    t.true(isRemembered(r), r);
 });

@@ -13,7 +13,10 @@ import {
   setSourceEnabled,
   updateSources,
 } from '../../src/store/engine.js';
+import { storeIdFor } from '../../src/store/store-config.js';
 import { countingPorts, homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
+
+const DOCS_ID = storeIdFor('Docs');
 
 async function setup(files: Record<string, string>) {
   const home = await homeWithStarter();
@@ -56,7 +59,7 @@ test('add → index → edit/add/delete/rename: only new and changed files are e
   t.is(upd.summary.indexed, 3); // a (changed), d (new), c2 (rename = addition)
   t.is(upd.summary.removed, 2); // b (deleted), c.py (rename = deletion)
   t.is(upd.summary.unchanged, 0);
-  const snap = await openSnapshot(snapshotPath('docs', home));
+  const snap = await openSnapshot(snapshotPath(DOCS_ID, home));
   t.deepEqual(
     snap!.data.docs.map((d) => d.path.slice(root.length + 1)),
     ['a.md', 'd.md', 'sub/c2.py'],
@@ -129,7 +132,7 @@ test('a deleted root is an incremental deletion: MISSING with no chunks', async 
   t.is(cfg.sources[0]!.status, 'MISSING');
   t.is(cfg.sources[0]!.chunks, 0);
   t.deepEqual(cfg.sources[0]!.hashes, {});
-  const snap = await openSnapshot(snapshotPath('docs', home));
+  const snap = await openSnapshot(snapshotPath(DOCS_ID, home));
   t.is(snap!.data.docs.length, 0);
   snap!.close();
 });
@@ -138,7 +141,7 @@ test('a symlink root is an ERROR and keeps the previous snapshot byte-identical'
   const { home, root } = await setup(baseTree);
   const ports = countingPorts(home);
   await addSources('Docs', [{ kind: 'folder', path: root }], { ports }, home);
-  const before = await readFile(snapshotPath('docs', home));
+  const before = await readFile(snapshotPath(DOCS_ID, home));
   const moved = `${root}-moved`;
   await rename(root, moved);
   await symlink(moved, root);
@@ -147,14 +150,14 @@ test('a symlink root is an ERROR and keeps the previous snapshot byte-identical'
   t.is(cfg.sources[0]!.status, 'ERROR');
   t.regex(cfg.sources[0]!.statusReason ?? '', /symbolic link/);
   t.is(cfg.sources[0]!.files, 3);
-  t.deepEqual(await readFile(snapshotPath('docs', home)), before);
+  t.deepEqual(await readFile(snapshotPath(DOCS_ID, home)), before);
 });
 
 test('overlapping and duplicate sources are rejected naming the existing source', async (t) => {
   const { home, root } = await setup(baseTree);
   const ports = countingPorts(home);
   await addSources('Docs', [{ kind: 'folder', path: root }], { ports }, home);
-  const cfgBefore = await readFile(storeConfigPath('docs', home));
+  const cfgBefore = await readFile(storeConfigPath(DOCS_ID, home));
   const e1 = await t.throwsAsync(addSources('Docs', [{ kind: 'folder', path: root }], { ports }, home));
   t.is((e1 as { code?: string }).code, 'SOURCE_EXISTS');
   const e2 = await t.throwsAsync(
@@ -166,7 +169,7 @@ test('overlapping and duplicate sources are rejected naming the existing source'
     addSources('Docs', [{ kind: 'file', path: join(root, 'a.md') }], { ports }, home),
   );
   t.is((e3 as { code?: string }).code, 'SOURCE_EXISTS');
-  t.deepEqual(await readFile(storeConfigPath('docs', home)), cfgBefore);
+  t.deepEqual(await readFile(storeConfigPath(DOCS_ID, home)), cfgBefore);
 });
 
 for (const state of ['scanning', 'extracting', 'embedding', 'writing'] as const) {
@@ -174,8 +177,8 @@ for (const state of ['scanning', 'extracting', 'embedding', 'writing'] as const)
     const { home, root } = await setup(baseTree);
     const ports = countingPorts(home);
     await addSources('Docs', [{ kind: 'folder', path: root }], { ports }, home);
-    const snapBefore = await readFile(snapshotPath('docs', home));
-    const cfgBefore = await readFile(storeConfigPath('docs', home));
+    const snapBefore = await readFile(snapshotPath(DOCS_ID, home));
+    const cfgBefore = await readFile(storeConfigPath(DOCS_ID, home));
     await writeFile(join(root, 'a.md'), prose('apricots', 40, 7));
     await writeFile(join(root, 'e.md'), prose('eagles', 40, 8));
     const ac = new AbortController();
@@ -194,8 +197,8 @@ for (const state of ['scanning', 'extracting', 'embedding', 'writing'] as const)
       ),
     );
     t.is((err as { code?: string }).code, 'JOB_CANCELLED');
-    t.deepEqual(await readFile(snapshotPath('docs', home)), snapBefore);
-    t.deepEqual(await readFile(storeConfigPath('docs', home)), cfgBefore);
+    t.deepEqual(await readFile(snapshotPath(DOCS_ID, home)), snapBefore);
+    t.deepEqual(await readFile(storeConfigPath(DOCS_ID, home)), cfgBefore);
   });
 }
 
@@ -208,7 +211,7 @@ test('declining the review changes nothing', async (t) => {
   t.is((err as { code?: string }).code, 'JOB_CANCELLED');
   t.is(ports.embedded, 0);
   t.is((await findStore('Docs', home)).sources.length, 0);
-  t.is(await openSnapshot(snapshotPath('docs', home)), null);
+  t.is(await openSnapshot(snapshotPath(DOCS_ID, home)), null);
 });
 
 test('two builds of the same tree give identical chunk ids and identical index bytes', async (t) => {
@@ -219,7 +222,7 @@ test('two builds of the same tree give identical chunk ids and identical index b
     const home = await homeWithStarter();
     await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter' }, home);
     await addSources('Docs', [{ kind: 'folder', path: root }], { ports: countingPorts(home) }, home);
-    bytes.push(await readFile(snapshotPath('docs', home)));
+    bytes.push(await readFile(snapshotPath(DOCS_ID, home)));
   }
   t.true(bytes[0]!.equals(bytes[1]!));
 });

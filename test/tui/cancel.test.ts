@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import test from 'ava';
 import { snapshotPath } from '../../src/storage/paths.js';
 import { findStore } from '../../src/store/engine.js';
+import { storeIdFor } from '../../src/store/store-config.js';
 import { bigTree, homeWithStore, prose, removeTempDirs } from './env.js';
 import { choosePath } from './flows.js';
 import { startTui } from './harness.js';
@@ -21,7 +22,7 @@ const digest = async (p: string) =>
 test('cancel during the scan and during indexing: old snapshot unchanged; second job refused with the reason', async (t) => {
   const { home } = await homeWithStore({ 'apples.md': prose('apples', 30, 1) });
   const big = await bigTree(3000);
-  const snap = snapshotPath('docs', home);
+  const snap = snapshotPath(storeIdFor('Docs'), home);
   const before = await digest(snap);
   const tui = await startTui({ home });
   try {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { listInstalled } from '../../src/embed/model-registry.js';
 import { storeDir } from '../../src/storage/paths.js';
+import { storeIdFor } from '../../src/store/store-config.js';
 import { lexicalModel } from '../helpers/models.js';
 import { homeWithModel, homeWithVocabulary, newHome, prose, removeTempDirs, sourceTree } from './env.js';
 import { choosePath, focusField, highlighted, selectRow } from './flows.js';
@@ -135,7 +136,7 @@ test('cancelling the first review removes the new store and reopens Create with 
     s = await tui.waitFor('was not created');
     t.true(s.includes('Create knowledge store'), s);
     t.regex(s, /Stores \(0\)/);
-    t.false(existsSync(storeDir('scratch', home)));
+    t.false(existsSync(storeDir(storeIdFor('Scratch'), home)));
     t.is(await readFile(join(root, 'a.md'), 'utf8'), prose('apples', 10, 1));
   } finally {
     await tui.quit();

@@ -58,6 +58,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   cwd?: string;
   timeoutMs?: number;
+  /** The arguments after the binary (default: `tui` and the keymap and theme options). */
+  argv?: string[];
 }
 
 export interface Tui {
@@ -92,9 +94,11 @@ export async function startTui(o: StartOptions): Promise<Tui> {
   const term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
   const args = [
     BIN,
-    'tui',
-    ...(o.keymap ? ['--keymap', o.keymap] : []),
-    ...(o.theme ? ['--theme', o.theme] : []),
+    ...(o.argv ?? [
+      'tui',
+      ...(o.keymap ? ['--keymap', o.keymap] : []),
+      ...(o.theme ? ['--theme', o.theme] : []),
+    ]),
   ];
   const t0 = performance.now();
   const proc = pty.spawn(process.execPath, args, {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { storeDir } from '../../src/storage/paths.js';
 import { findStore } from '../../src/store/engine.js';
+import { storeIdFor } from '../../src/store/store-config.js';
 import { homeWithStore, prose, removeTempDirs, sourceTree } from './env.js';
 import { choosePath, focusField, highlighted, selectRow } from './flows.js';
 import { startTui } from './harness.js';
@@ -69,7 +70,7 @@ test('Update now after edits, disable/enable, remove the source, delete the stor
 
     await tui.press('universal.back');
     s = await tui.press('stores.delete');
-    const dir = storeDir('docs', home);
+    const dir = storeDir(storeIdFor('Docs'), home);
     t.true(s.replace(/[│\s]+/g, ' ').includes(dir), s);
     t.true(s.includes('Source files are kept'), s);
     s = await tui.press('confirm.yes');

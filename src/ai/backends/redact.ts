@@ -1,22 +1,11 @@
-// Keeps API keys out of error messages and logs. Servers echo keys back in 401 bodies, sometimes
-// whole, sometimes masked in the middle ("sk-abc1****wxyz"), so exact replacement is not enough.
+import { REDACTED, redactSecrets } from '../../util/redact-secret.js';
 
-const REDACTED = '[redacted]';
-/** Any run of at least this many characters shared with the key counts as leaking it. */
-const WINDOW = 6;
+// Keeps API keys out of error messages and logs: credentials in auth-header syntax, and the key
+// itself in whatever shape a server echoes it (src/util/redact-secret.ts).
 
 export function redactSecret(text: string, secret: string | undefined): string {
-  let out = text.replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`);
-  if (!secret) return out;
-  out = out.split(secret).join(REDACTED);
-  if (secret.length < WINDOW) return out;
-  const windows = new Set<string>();
-  for (let i = 0; i + WINDOW <= secret.length; i++) windows.add(secret.slice(i, i + WINDOW));
-  return out.replace(/[^\s"'`,;:()<>[\]{}]{6,}/g, (word) => {
-    for (let i = 0; i + WINDOW <= word.length; i++)
-      if (windows.has(word.slice(i, i + WINDOW))) return REDACTED;
-    return word;
-  });
+  const out = text.replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`);
+  return redactSecrets(out, [secret]);
 }
 
 /** One short line of a response body for an error message. */

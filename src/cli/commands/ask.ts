@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { runAction } from '../../ai/ask.js';
 import { formatSourceRef } from '../../ai/citations.js';
 import { parseActionKind } from '../../ai/policy.js';
@@ -6,30 +5,53 @@ import { createSearchDeps, type SearchRequest, search } from '../../retrieve/sea
 import { searchViaService } from '../../service/warm-path.js';
 import { korttyHome } from '../../storage/paths.js';
 import type { Excerpt } from '../../types.js';
-import type { CliIO } from '../io.js';
-import { interruptSignal } from './store.js';
+import { sanitizeLine } from '../../util/terminal-text.js';
+import { type CommandContext, defineCommand, usageError } from '../command.js';
+import { createInterrupt } from '../interrupt.js';
 
-const USAGE = `usage: kortty-rag ask [--action ask|explain|fix|summarize|translate|command|…] [--profile P] [--stdin | --file F] [PROMPT]
-The selection comes from stdin (--stdin) or a file (--file), never from the command line, so terminal
-text never passes through a shell. Progress ("Retrieving from N stores…", then each excerpt's marker
-and path) goes to stderr at once; the answer streams to stdout, then the cited sources. Retrieval goes
-through the query service when it runs (--no-service: in this process; --verbose: say which).`;
-
-// Exit codes: 0 ok, 3 answer rejected by the citation check (raw answer shown), 1 other failure.
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      action: { type: 'string', default: 'ask' },
-      profile: { type: 'string' },
-      stdin: { type: 'boolean' },
-      file: { type: 'string' },
-      json: { type: 'boolean' },
-      verbose: { type: 'boolean' },
-      'no-service': { type: 'boolean' },
+const options = {
+  action: {
+    type: 'string',
+    value: 'ACTION',
+    help: 'ask, explain, fix, summarize, translate, command, …',
+    default: 'ask',
+    check: (v: string) => {
+      try {
+        parseActionKind(v);
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
     },
-  });
+  },
+  profile: {
+    type: 'string',
+    value: 'NAME',
+    help: "AI profile (default: the one assigned to the action's role)",
+  },
+  stdin: { type: 'boolean', help: 'read the terminal selection from stdin' },
+  file: { type: 'string', value: 'FILE', help: 'read the terminal selection from FILE' },
+  verbose: { type: 'boolean', help: 'say whether the query service or this process retrieved' },
+  'no-service': { type: 'boolean', help: 'retrieve in this process, not through the query service' },
+} as const;
+
+export const definition = defineCommand({
+  name: 'ask',
+  summary: 'AI action with retrieval; streams the answer',
+  positionals: [{ name: 'PROMPT', variadic: true, optional: true }],
+  options,
+  notes: `The selection comes from stdin (--stdin) or a file (--file), never from the command line, so
+terminal text never passes through a shell. Progress ("Retrieving from N stores…", then each
+excerpt's marker and path) goes to stderr at once; the answer streams to stdout (control characters
+shown, never acted on), then the cited sources. Retrieval goes through the query service when it
+runs.
+
+Exit status: 0 done, 1 failed, 2 usage, 3 answer rejected by the citation check (raw answer shown),
+130 cancelled.`,
+  run: runAsk,
+});
+
+async function runAsk({ values, positionals, io, json }: CommandContext<typeof options>): Promise<number> {
   const action = parseActionKind(values.action!);
   let selection: string | undefined;
   if (values.file) {
@@ -39,16 +61,13 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     selection = await readAll(io.stdin);
   }
   const prompt = positionals.join(' ') || undefined;
-  if (!prompt && !selection?.trim()) {
-    io.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  if (!prompt && !selection?.trim()) throw usageError('nothing to ask: give a PROMPT, --stdin or --file');
   const home = korttyHome(io.env);
   const say = (m: string) => io.stderr.write(`kortty-rag ask: ${m}\n`);
   const verbose = values.verbose ? say : undefined;
   // Progress goes to stderr (the popup shows it; a pipe on stdout gets only the answer); --json
   // keeps both streams free of it.
-  const progress = values.json ? undefined : (m: string) => io.stderr.write(`${m}\n`);
+  const progress = json ? undefined : (m: string) => io.stderr.write(`${m}\n`);
   const deps = createSearchDeps();
   let useService = !values['no-service'];
   const retrieve = async (req: SearchRequest) => {
@@ -69,13 +88,14 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     return search(req, deps);
   };
+  const interrupt = createInterrupt();
   try {
     const res = await runAction({
       action,
       prompt,
       selection,
       profile: values.profile,
-      signal: interruptSignal(),
+      signal: interrupt.signal,
       searchDeps: deps,
       retrieve,
       onPlan: ({ stores, before }) => {
@@ -87,12 +107,17 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       },
       onExcerpts: (excerpts) => {
         if (excerpts.length === 0) progress?.('  no matching excerpts');
-        for (const e of excerpts) progress?.(`  [${e.marker}] ${formatSourceRef(e)} (${e.storeName})`);
+        for (const e of excerpts)
+          progress?.(`  [${e.marker}] ${sanitizeLine(formatSourceRef(e))} (${sanitizeLine(e.storeName)})`);
         progress?.('');
       },
-      onToken: values.json ? undefined : (t) => io.stdout.write(t),
+      onToken: json ? undefined : (t) => io.stdout.write(t),
     });
-    if (values.json) {
+    if (interrupt.signal.aborted) {
+      io.stderr.write('\ncancelled\n');
+      return 130;
+    }
+    if (json) {
       io.stdout.write(
         `${JSON.stringify({ ...res, excerpts: res.excerpts.map(({ text: _t, ...e }) => e) }, null, 2)}\n`,
       );
@@ -101,7 +126,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       const cited = res.excerpts.filter((e) => res.cited.includes(e.marker));
       if (cited.length > 0) {
         io.stdout.write('\nSources:\n');
-        for (const e of cited) io.stdout.write(`  [${e.marker}] ${formatSourceRef(e)}\n`);
+        for (const e of cited) io.stdout.write(`  [${e.marker}] ${sanitizeLine(formatSourceRef(e))}\n`);
       } else if (res.excerpts.length > 0 && !res.error) {
         io.stdout.write(`\n(${res.excerpts.length} excerpt(s) were provided; the answer cites none)\n`);
       }
@@ -114,6 +139,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     return 0;
   } finally {
+    interrupt.dispose();
     await deps.close();
   }
 }

@@ -1,7 +1,5 @@
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { createError, isKorttyError } from '../../errors.js';
 import {
   CATALOG,
   type CatalogModel,
@@ -20,138 +18,143 @@ import {
   removeModel,
   verifyInstalled,
 } from '../../embed/model-registry.js';
+import { createError, isKorttyError } from '../../errors.js';
 import { korttyHome, modelsDir } from '../../storage/paths.js';
+import { type CommandGroup, defineCommand } from '../command.js';
+import { createInterrupt } from '../interrupt.js';
 import type { CliIO } from '../io.js';
 
-const USAGE = `usage:
-  kortty-rag models list [--json]
-  kortty-rag models install ID [--url URL] [--sha256 HEX] [--json]
-  kortty-rag models add PATH.gguf [--id NAME] [--copy] [--json]
-  kortty-rag models remove ID [--json]
-  kortty-rag models verify ID [--json]
+const ID = [{ name: 'ID' }] as const;
 
-install fetches a catalog model (or, with --url, any GGUF file) into $KORTTY_HOME/rag/models;
-an interrupted install resumes where it stopped. add uses a GGUF file where it is (--copy copies it).`;
+const list = defineCommand({
+  name: 'models list',
+  summary: 'the model catalog, what fits this machine, and the installed models',
+  options: {},
+  async run({ io, out }) {
+    const listing = await modelListing(machineMemory(io), korttyHome(io.env));
+    out(listing, formatListing(listing));
+    return 0;
+  },
+});
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv;
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(rest);
-  } catch (err) {
-    io.stderr.write(`kortty-rag models: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  const home = korttyHome(io.env);
-  const json = Boolean(values.json);
-  const out = (obj: unknown, text: string) =>
-    io.stdout.write(json ? `${JSON.stringify(obj, null, 2)}\n` : `${text}\n`);
-  const arg = positionals[0];
-  const need = (what: string) => {
-    if (!arg) throw createError('INVALID_ARGUMENT', { name: what, reason: `missing ${what}` });
-    return arg;
-  };
-  switch (sub) {
-    case 'list': {
-      const listing = await modelListing(machineMemory(io), home);
-      out(listing, formatListing(listing));
-      return 0;
-    }
-    case 'install': {
-      const id = need('ID');
-      const printer = installProgressPrinter(io, json);
-      const interrupt = interruptController();
-      try {
-        const res = await installModel(id, {
-          url: values.url,
-          sha256: values.sha256,
-          home,
-          signal: interrupt.signal,
-          onProgress: printer.onProgress,
-          generate: async (path) => {
-            const { generateLexicalModel } = await import('../../embed/generate-model.js');
-            await generateLexicalModel(path, {}, { vocabCacheDir: join(modelsDir(home), 'vocab') });
-          },
-        });
-        printer.done();
-        const verb = {
-          installed: 'installed',
-          'already-installed': 'already installed',
-          adopted: 'recorded the existing file of',
-        }[res.status];
-        out(
-          { ...res.record, path: res.path, status: res.status, resumed: res.resumed },
-          `${verb} ${id}${res.resumed ? ' (resumed)' : ''}: ${res.path} (${formatBytes(res.record.size)}, sha256 ${res.record.sha256})`,
-        );
-        return 0;
-      } catch (err) {
-        printer.done();
-        if (!isKorttyError(err, 'DOWNLOAD_CANCELLED')) throw err;
-        io.stderr.write(`kortty-rag models: ${err.message}\n`);
-        return 130;
-      } finally {
-        interrupt.dispose();
-      }
-    }
-    case 'add': {
-      const record = await addLocalModel(need('PATH'), { id: values.id, copy: values.copy, home });
-      const path = modelFilePath(record, home);
+const install = defineCommand({
+  name: 'models install',
+  summary: 'download a catalog model (or any GGUF file with --url); resumes where it stopped',
+  positionals: ID,
+  options: {
+    url: { type: 'string', value: 'URL', help: 'download this GGUF file instead of a catalog entry' },
+    sha256: { type: 'string', value: 'HEX', help: "the file's expected sha256 (with --url)" },
+  },
+  notes: 'Models are kept in $KORTTY_HOME/rag/models. Ctrl-C stops the download; install again to resume.',
+  async run({ values, args, io, out, json }) {
+    const home = korttyHome(io.env);
+    const id = args.ID!;
+    const printer = installProgressPrinter(io, json);
+    const interrupt = createInterrupt();
+    try {
+      const res = await installModel(id, {
+        url: values.url,
+        sha256: values.sha256,
+        home,
+        signal: interrupt.signal,
+        onProgress: printer.onProgress,
+        generate: async (path) => {
+          const { generateLexicalModel } = await import('../../embed/generate-model.js');
+          await generateLexicalModel(path, {}, { vocabCacheDir: join(modelsDir(home), 'vocab') });
+        },
+      });
+      printer.done();
+      const verb = {
+        installed: 'installed',
+        'already-installed': 'already installed',
+        adopted: 'recorded the existing file of',
+      }[res.status];
       out(
-        { ...record, path },
-        `added ${record.id}: ${path} (${values.copy ? 'copied' : 'used in place, not copied'}; ${formatBytes(record.size)}, sha256 ${record.sha256})`,
+        { ...res.record, path: res.path, status: res.status, resumed: res.resumed },
+        `${verb} ${id}${res.resumed ? ' (resumed)' : ''}: ${res.path} (${formatBytes(res.record.size)}, sha256 ${res.record.sha256})`,
       );
       return 0;
+    } catch (err) {
+      printer.done();
+      if (!isKorttyError(err, 'DOWNLOAD_CANCELLED')) throw err;
+      io.stderr.write(`kortty-rag models install: ${err.message}\n`);
+      return 130;
+    } finally {
+      interrupt.dispose();
     }
-    case 'remove': {
-      const { record, deletedFile } = await removeModel(need('ID'), home);
-      const path = modelFilePath(record, home);
+  },
+});
+
+const add = defineCommand({
+  name: 'models add',
+  summary: 'use a local GGUF file as an embedding model (in place, or copied with --copy)',
+  positionals: [{ name: 'PATH.gguf' }],
+  options: {
+    id: { type: 'string', value: 'NAME', help: 'the model id (default: from the file name)' },
+    copy: { type: 'boolean', help: 'copy the file into $KORTTY_HOME/rag/models' },
+  },
+  async run({ values, positionals, io, out }) {
+    const home = korttyHome(io.env);
+    const record = await addLocalModel(positionals[0]!, { id: values.id, copy: values.copy, home });
+    const path = modelFilePath(record, home);
+    out(
+      { ...record, path },
+      `added ${record.id}: ${path} (${values.copy ? 'copied' : 'used in place, not copied'}; ${formatBytes(record.size)}, sha256 ${record.sha256})`,
+    );
+    return 0;
+  },
+});
+
+const remove = defineCommand({
+  name: 'models remove',
+  summary: 'forget an installed model (a file you added is never deleted)',
+  positionals: ID,
+  options: {},
+  async run({ args, io, out }) {
+    const home = korttyHome(io.env);
+    const { record, deletedFile } = await removeModel(args.ID!, home);
+    const path = modelFilePath(record, home);
+    out(
+      { removed: record.id, path, deletedFile },
+      deletedFile
+        ? `removed ${record.id} and deleted ${deletedFile}`
+        : `removed ${record.id}; kept ${path} (${record.source === 'local' ? 'your file is never deleted' : 'still used by another model'})`,
+    );
+    return 0;
+  },
+});
+
+const verify = defineCommand({
+  name: 'models verify',
+  summary: 'check a model file against the sha256 recorded at install',
+  positionals: ID,
+  options: {},
+  async run({ args, io, out, json }) {
+    const home = korttyHome(io.env);
+    const id = args.ID!;
+    const record = await getInstalled(id, home);
+    if (!record) throw createError('MODEL_NOT_FOUND', { id });
+    const printer = installProgressPrinter(io, json);
+    try {
+      const onBytes = (n: number) => printer.onProgress(installProgress('verify', n, record.size));
+      const v = await verifyInstalled(id, { full: true, home, onBytes });
+      printer.done();
       out(
-        { removed: record.id, path, deletedFile },
-        deletedFile
-          ? `removed ${record.id} and deleted ${deletedFile}`
-          : `removed ${record.id}; kept ${path} (${record.source === 'local' ? 'your file is never deleted' : 'still used by another model'})`,
+        { id, path: v.path, sha256: v.record.sha256, ok: true },
+        `ok: ${v.path} matches the sha256 recorded at install (${v.record.sha256})`,
       );
       return 0;
+    } finally {
+      printer.done();
     }
-    case 'verify': {
-      const id = need('ID');
-      const record = await getInstalled(id, home);
-      if (!record) throw createError('MODEL_NOT_FOUND', { id });
-      const printer = installProgressPrinter(io, json);
-      try {
-        const onBytes = (n: number) => printer.onProgress(installProgress('verify', n, record.size));
-        const v = await verifyInstalled(id, { full: true, home, onBytes });
-        printer.done();
-        out(
-          { id, path: v.path, sha256: v.record.sha256, ok: true },
-          `ok: ${v.path} matches the sha256 recorded at install (${v.record.sha256})`,
-        );
-        return 0;
-      } finally {
-        printer.done();
-      }
-    }
-    default:
-      io.stderr.write(`${USAGE}\n`);
-      return sub === undefined || sub === 'help' || sub === '--help' || sub === '-h' ? 0 : 2;
-  }
-}
+  },
+});
 
-function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: 'boolean' },
-      url: { type: 'string' },
-      sha256: { type: 'string' },
-      id: { type: 'string' },
-      copy: { type: 'boolean' },
-    },
-  });
-}
+export const definition: CommandGroup = {
+  name: 'models',
+  summary: 'embedding models',
+  commands: [list, install, add, remove, verify],
+};
 
 /** Total memory; KORTTY_TOTAL_MEMORY_BYTES overrides it (to preview another machine's offer, and for tests). */
 function machineMemory(io: CliIO): number {
@@ -241,7 +244,7 @@ export function installProgressPrinter(io: CliIO, quiet: boolean) {
         const now = Date.now();
         if (now - lastAt < 100 && p.percent < 100) return;
         lastAt = now;
-        io.stderr.write(`\r\x1b[2K${line(p)}`);
+        (io.rawStderr ?? io.stderr).write(`\r\x1b[2K${line(p)}`);
         shown = true;
         return;
       }
@@ -251,22 +254,8 @@ export function installProgressPrinter(io: CliIO, quiet: boolean) {
       io.stderr.write(`${line(p)}\n`);
     },
     done() {
-      if (tty && shown) io.stderr.write('\r\x1b[2K');
+      if (tty && shown) (io.rawStderr ?? io.stderr).write('\r\x1b[2K');
       shown = false;
-    },
-  };
-}
-
-function interruptController() {
-  const ac = new AbortController();
-  const onSig = () => ac.abort();
-  process.once('SIGINT', onSig);
-  process.once('SIGTERM', onSig);
-  return {
-    signal: ac.signal,
-    dispose() {
-      process.off('SIGINT', onSig);
-      process.off('SIGTERM', onSig);
     },
   };
 }

@@ -1,97 +1,136 @@
-import { parseArgs } from 'node:util';
 import { setRole, upsertProfile } from '../../ai/profiles.js';
 import { loadProfiles, saveProfiles } from '../../ai/profiles-file.js';
-import { createError } from '../../errors.js';
 import { profilesPath } from '../../storage/paths.js';
-import type { CliIO } from '../io.js';
+import { parseRoles, roleOption, wholeNumber } from '../args.js';
+import { type CommandGroup, defineCommand, usageError } from '../command.js';
 import { table } from '../progress.js';
-import { parseRoles, toInt } from './store.js';
 
-const USAGE = `usage:
-  kortty-rag profile add NAME (--base-url URL --model NAME | --backend llama --model PATH.gguf)
-        [--context-window N] [--family F] [--require-citations] [--retrieval before|tool|both]
-        [--api-key-env VAR] [--role text|coding|both]
-  kortty-rag profile list [--json]
-  kortty-rag profile role text|coding NAME|none
-Profiles live in $KORTTY_HOME/ai/profiles.json; API keys are read from the named environment variable.`;
-
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      backend: { type: 'string' },
-      'base-url': { type: 'string' },
-      model: { type: 'string' },
-      'context-window': { type: 'string' },
-      family: { type: 'string' },
-      'require-citations': { type: 'boolean' },
-      retrieval: { type: 'string' },
-      'api-key-env': { type: 'string' },
-      role: { type: 'string', multiple: true },
+const add = defineCommand({
+  name: 'profile add',
+  summary: 'add or replace an AI profile (an OpenAI-compatible endpoint or a local GGUF chat model)',
+  positionals: [{ name: 'NAME' }],
+  synopsis: `NAME --base-url URL --model NAME [options]
+kortty-rag profile add NAME --backend llama --model PATH.gguf [options]`,
+  options: {
+    backend: {
+      type: 'string',
+      value: 'B',
+      help: 'chat backend (default: openai with --base-url, else llama)',
+      choices: ['openai', 'llama'],
     },
-  });
-  const path = profilesPath();
-  let cfg = await loadProfiles(path);
-  switch (sub) {
-    case 'add': {
-      const name = positionals[0];
-      if (!name || !values.model)
-        throw createError('INVALID_ARGUMENT', { name: 'profile', reason: 'NAME and --model are required' });
-      const backend = values.backend ?? (values['base-url'] ? 'openai' : 'llama');
-      cfg = upsertProfile(
-        cfg,
-        {
-          name,
-          backend,
-          model: values.model,
-          ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
-          contextWindow: values['context-window'] ? toInt(values['context-window'], 'context-window') : 8192,
-          family: values.family ?? 'generic',
-          requireCitations: values['require-citations'] ?? false,
-          retrievalMode: values.retrieval ?? 'before',
-          ...(values['api-key-env'] ? { apiKeyEnv: values['api-key-env'] } : {}),
-        },
-        path,
-      );
-      for (const r of parseRoles(values.role)) cfg = setRole(cfg, r, name, path);
-      await saveProfiles(cfg, path);
-      io.stdout.write(values.json ? `${JSON.stringify(cfg, null, 2)}\n` : `saved profile "${name}"\n`);
+    'base-url': {
+      type: 'string',
+      value: 'URL',
+      help: 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1',
+    },
+    model: {
+      type: 'string',
+      value: 'NAME',
+      help: 'model name at the endpoint, or a GGUF file for llama (required)',
+    },
+    'context-window': {
+      type: 'string',
+      value: 'N',
+      help: "the model's context window in tokens (default 8192)",
+      check: wholeNumber(1),
+    },
+    family: { type: 'string', value: 'F', help: 'model-family preset (default generic)' },
+    'require-citations': { type: 'boolean', help: 'reject answers that cite no retrieved marker' },
+    retrieval: {
+      type: 'string',
+      value: 'MODE',
+      help: 'how excerpts reach the model',
+      choices: ['before', 'tool', 'both'],
+      default: 'before',
+    },
+    'api-key-env': { type: 'string', value: 'VAR', help: 'environment variable holding the API key' },
+    role: roleOption,
+  },
+  notes: `Profiles live in $KORTTY_HOME/ai/profiles.json; API keys are read from the named
+environment variable, never stored.`,
+  async run({ values, args, json, io }) {
+    if (!values.model) throw usageError('--model is required');
+    const name = args.NAME!;
+    const path = profilesPath();
+    let cfg = await loadProfiles(path);
+    const backend = values.backend ?? (values['base-url'] ? 'openai' : 'llama');
+    cfg = upsertProfile(
+      cfg,
+      {
+        name,
+        backend,
+        model: values.model,
+        ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+        contextWindow: values['context-window'] ? Number(values['context-window']) : 8192,
+        family: values.family ?? 'generic',
+        requireCitations: values['require-citations'] ?? false,
+        retrievalMode: values.retrieval ?? 'before',
+        ...(values['api-key-env'] ? { apiKeyEnv: values['api-key-env'] } : {}),
+      },
+      path,
+    );
+    for (const r of parseRoles(values.role)) cfg = setRole(cfg, r, name, path);
+    await saveProfiles(cfg, path);
+    io.stdout.write(json ? `${JSON.stringify(cfg, null, 2)}\n` : `saved profile "${name}"\n`);
+    return 0;
+  },
+});
+
+const list = defineCommand({
+  name: 'profile list',
+  summary: 'list AI profiles and the roles they serve',
+  options: {},
+  async run({ io, json }) {
+    const cfg = await loadProfiles(profilesPath());
+    if (json) {
+      io.stdout.write(`${JSON.stringify(cfg, null, 2)}\n`);
       return 0;
     }
-    case 'list': {
-      if (values.json) io.stdout.write(`${JSON.stringify(cfg, null, 2)}\n`);
-      else {
-        const roleOf = (n: string) =>
-          Object.entries(cfg.roles)
-            .filter(([, p]) => p === n)
-            .map(([r]) => r)
-            .join(',') || '-';
-        io.stdout.write(
-          cfg.profiles.length === 0
-            ? 'no AI profiles yet: kortty-rag profile add NAME --base-url URL --model M --role text\n'
-            : `${table([['NAME', 'BACKEND', 'MODEL', 'CONTEXT', 'CITATIONS', 'RETRIEVAL', 'ROLES'], ...cfg.profiles.map((p) => [p.name, p.backend, p.model, String(p.contextWindow), p.requireCitations ? 'required' : 'optional', p.retrievalMode, roleOf(p.name)])], io)}\n`,
-        );
-      }
-      return 0;
-    }
-    case 'role': {
-      const [role, name] = positionals;
-      const [r] = parseRoles(role ? [role] : []);
-      if (!r || !name)
-        throw createError('INVALID_ARGUMENT', {
-          name: 'role',
-          reason: 'usage: profile role text|coding NAME|none',
-        });
-      cfg = setRole(cfg, r, name === 'none' ? undefined : name, path);
-      await saveProfiles(cfg, path);
-      io.stdout.write(`role ${r}: ${name}\n`);
-      return 0;
-    }
-    default:
-      io.stderr.write(`${USAGE}\n`);
-      return 2;
-  }
-}
+    const roleOf = (n: string) =>
+      Object.entries(cfg.roles)
+        .filter(([, p]) => p === n)
+        .map(([r]) => r)
+        .join(',') || '-';
+    io.stdout.write(
+      cfg.profiles.length === 0
+        ? 'no AI profiles yet: kortty-rag profile add NAME --base-url URL --model M --role text\n'
+        : `${table([
+            ['NAME', 'BACKEND', 'MODEL', 'CONTEXT', 'CITATIONS', 'RETRIEVAL', 'ROLES'],
+            ...cfg.profiles.map((p) => [
+              p.name,
+              p.backend,
+              p.model,
+              String(p.contextWindow),
+              p.requireCitations ? 'required' : 'optional',
+              p.retrievalMode,
+              roleOf(p.name),
+            ]),
+          ])}\n`,
+    );
+    return 0;
+  },
+});
+
+const role = defineCommand({
+  name: 'profile role',
+  summary: 'assign the profile that serves a role (none: unassign)',
+  positionals: [{ name: 'ROLE', choices: ['text', 'coding'] }, { name: 'NAME' }],
+  synopsis: 'text|coding NAME|none',
+  options: {},
+  async run({ args, out }) {
+    const path = profilesPath();
+    let cfg = await loadProfiles(path);
+    const r = args.ROLE as 'text' | 'coding';
+    const name = args.NAME!;
+    cfg = setRole(cfg, r, name === 'none' ? undefined : name, path);
+    await saveProfiles(cfg, path);
+    out({ role: r, profile: name === 'none' ? null : name }, `role ${r}: ${name}`);
+    return 0;
+  },
+});
+
+export const definition: CommandGroup = {
+  name: 'profile',
+  summary: 'AI profiles and roles',
+  commands: [add, list, role],
+};

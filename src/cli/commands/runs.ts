@@ -1,17 +1,25 @@
-import { parseArgs } from 'node:util';
 import { formatSourceRef } from '../../ai/citations.js';
 import { flagStale, runOrigin } from '../../ai/runs.js';
 import { readRuns } from '../../ai/runs-file.js';
 import { listStores } from '../../store/store-config.js';
-import type { CliIO } from '../io.js';
+import { sanitizeLine } from '../../util/terminal-text.js';
+import { wholeNumber } from '../args.js';
+import { type CommandContext, defineCommand } from '../command.js';
+
+const options = {
+  last: { type: 'string', value: 'N', help: 'how many recent runs', default: '10', check: wholeNumber(1) },
+} as const;
 
 // Recent AI actions with the excerpts they were given; a citation whose document changed since
 // (or is no longer indexed) is flagged stale.
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { last: { type: 'string', default: '10' }, json: { type: 'boolean' } },
-  });
+export const definition = defineCommand({
+  name: 'runs',
+  summary: 'recent AI actions, their excerpts and citations',
+  options,
+  run: runRuns,
+});
+
+async function runRuns({ values, io, json }: CommandContext<typeof options>): Promise<number> {
   const { records, damaged } = await readRuns({ last: Number(values.last) });
   const stores = await listStores();
   const hashOf = new Map<string, string>();
@@ -21,19 +29,19 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const flagged = records.map((r) =>
     flagStale(r, (e) => hashOf.get(`${e.storeId}\0${e.sourceId}\0${e.path}`)),
   );
-  if (values.json) {
+  if (json) {
     io.stdout.write(`${JSON.stringify({ runs: flagged, damaged }, null, 2)}\n`);
     return 0;
   }
   if (flagged.length === 0) io.stdout.write('no runs recorded yet\n');
   for (const r of flagged) {
     io.stdout.write(
-      `${r.time}  ${r.action} · ${runOrigin(r)} · ${r.status}${r.reason ? ` (${r.reason.message})` : ''}\n  query: ${r.query.slice(0, 100).replace(/\s+/g, ' ')}\n`,
+      `${sanitizeLine(r.time)}  ${sanitizeLine(r.action)} · ${sanitizeLine(runOrigin(r))} · ${r.status}${r.reason ? ` (${sanitizeLine(r.reason.message)})` : ''}\n  query: ${sanitizeLine(r.query.slice(0, 100).replace(/\s+/g, ' '))}\n`,
     );
     for (const e of r.excerpts) {
       const mark = r.cited.includes(e.marker) ? 'cited' : '     ';
       io.stdout.write(
-        `  [${e.marker}] ${mark} ${formatSourceRef(e)}${e.stale ? (e.missing ? '  STALE (no longer indexed)' : '  STALE (source changed)') : ''}\n`,
+        `  [${sanitizeLine(e.marker)}] ${mark} ${sanitizeLine(formatSourceRef(e))}${e.stale ? (e.missing ? '  STALE (no longer indexed)' : '  STALE (source changed)') : ''}\n`,
       );
     }
   }

@@ -1,50 +1,62 @@
-import { parseArgs } from 'node:util';
-import { createError } from '../../errors.js';
 import { formatLocation } from '../../retrieve/block.js';
 import type { SearchMode } from '../../retrieve/search.js';
 import { searchViaService } from '../../service/warm-path.js';
 import { korttyHome } from '../../storage/paths.js';
-import type { Excerpt } from '../../types.js';
-import type { CliIO } from '../io.js';
+import type { Candidate, Excerpt } from '../../types.js';
+import { sanitizeLine } from '../../util/terminal-text.js';
+import { wholeNumber } from '../args.js';
+import { type CommandContext, defineCommand, usageError } from '../command.js';
 
 // Only what the warm path needs is imported up front: when the query service answers, this process
 // never loads the engine, the tokenizer or a model. The in-process search is imported on fallback.
 
-const USAGE = `usage: kortty-rag search [--store S]... [--mode hybrid|vector|lexical] [--context-window N] [--json] [--verbose] [--no-service] QUERY
-Test search: retrieval only, no chat model. Prints the exact <retrieved_context> block a model would get,
-then each excerpt's vector rank, lexical rank and fused score. The query service answers when it runs
-(search starts it); --no-service searches in this process; --verbose says which one answered.`;
+const options = {
+  store: { type: 'string', multiple: true, value: 'NAME', help: 'search this store (default: every store)' },
+  mode: {
+    type: 'string',
+    value: 'MODE',
+    help: 'ranking',
+    choices: ['hybrid', 'vector', 'lexical'],
+    default: 'hybrid',
+  },
+  'context-window': {
+    type: 'string',
+    value: 'N',
+    help: "the target model's context window in tokens (bounds the excerpts)",
+    check: wholeNumber(1),
+  },
+  candidates: {
+    type: 'string',
+    value: 'N',
+    help: 'also show the first N of the fused ranking the excerpts were chosen from',
+    check: wholeNumber(0),
+  },
+  verbose: { type: 'boolean', help: 'say whether the query service or this process answered' },
+  'no-service': { type: 'boolean', help: 'search in this process, not through the query service' },
+} as const;
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      store: { type: 'string', multiple: true },
-      mode: { type: 'string', default: 'hybrid' },
-      'context-window': { type: 'string' },
-      json: { type: 'boolean' },
-      verbose: { type: 'boolean' },
-      'no-service': { type: 'boolean' },
-    },
-  });
+export const definition = defineCommand({
+  name: 'search',
+  summary: 'Test search: the exact block a model would get',
+  positionals: [{ name: 'QUERY', variadic: true }],
+  options,
+  notes: `Retrieval only, no chat model. Prints the block a model would get, then each excerpt's vector
+rank, lexical rank and fused score. --candidates N adds the first N of the fused ranking the excerpts
+were chosen from (with --json: a "candidates" array). The query service answers when it runs (search
+starts it).`,
+  run: runSearch,
+});
+
+async function runSearch({ values, positionals, io, json }: CommandContext<typeof options>): Promise<number> {
   const query = positionals.join(' ');
-  if (!query.trim()) {
-    io.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
+  if (!query.trim()) throw usageError('the QUERY is blank');
   const mode = values.mode as SearchMode;
-  if (!['hybrid', 'vector', 'lexical'].includes(mode)) {
-    throw createError('INVALID_ARGUMENT', {
-      name: '--mode',
-      reason: `"${values.mode}" is not hybrid, vector or lexical`,
-    });
-  }
+  const shown = values.candidates === undefined ? 0 : Number(values.candidates);
   const home = korttyHome(io.env);
   const contextWindow = values['context-window'] ? Number(values['context-window']) : undefined;
   const say = (m: string) => io.stderr.write(`kortty-rag search: ${m}\n`);
   const verbose = values.verbose ? say : undefined;
-  let res: { block: string; excerpts: Excerpt[]; timings: unknown } | undefined;
+  let res: { block: string; excerpts: Excerpt[]; candidates?: Candidate[]; timings: unknown } | undefined;
   if (!values['no-service']) {
     const warm = await searchViaService(
       {
@@ -52,6 +64,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         mode,
         ...(values.store ? { stores: values.store } : {}),
         ...(contextWindow !== undefined ? { contextWindow } : {}),
+        ...(shown > 0 ? { candidates: shown } : {}),
       },
       { home, verbose, warn: say },
     );
@@ -59,24 +72,56 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     else verbose?.(`query service not used (${warm.reason}); searching in-process`);
   }
   res ??= await searchInProcess(query, mode, values.store, contextWindow);
-  if (values.json) {
+  const ranking = candidateRows(res, shown);
+  if (json) {
+    const out = { block: res.block, excerpts: res.excerpts, timings: res.timings };
     io.stdout.write(
-      `${JSON.stringify({ block: res.block, excerpts: res.excerpts, timings: res.timings }, null, 2)}\n`,
+      `${JSON.stringify(values.candidates === undefined ? out : { ...out, candidates: ranking }, null, 2)}\n`,
     );
     return 0;
   }
   if (res.excerpts.length === 0) {
     io.stdout.write('no excerpts found (check that sources are enabled and indexed)\n');
-    return 0;
+  } else {
+    io.stdout.write(`${res.block}\n\n`);
+    for (const e of res.excerpts) io.stdout.write(`[${e.marker}] ${scoreLine(e)}\n`);
   }
-  io.stdout.write(`${res.block}\n\n`);
-  for (const e of res.excerpts) {
-    const loc = formatLocation(e);
-    io.stdout.write(
-      `[${e.marker}] ${e.path}${loc ? ` (${loc})` : ''}  vector #${e.vectorRank ?? '-'}${e.vectorScore !== undefined ? ` ${e.vectorScore.toFixed(3)}` : ''}  lexical #${e.lexicalRank ?? '-'}${e.lexicalScore !== undefined ? ` ${e.lexicalScore.toFixed(2)}` : ''}  fused ${e.fusedScore.toFixed(4)}\n`,
-    );
+  if (ranking.length > 0) {
+    io.stdout.write(`\nfused ranking (first ${ranking.length}):\n`);
+    (res.candidates ?? []).slice(0, shown).forEach((c, i) => {
+      const marker = ranking[i]!.marker;
+      const line = `${String(i + 1).padStart(3)} ${marker ? `[${marker}]` : '    '} ${scoreLine(c)}`;
+      io.stdout.write(`${line}  store ${sanitizeLine(c.storeName)}\n`);
+    });
   }
   return 0;
+}
+
+function scoreLine(c: Candidate): string {
+  const loc = formatLocation(c);
+  return `${sanitizeLine(c.path)}${loc ? ` (${loc})` : ''}  vector #${c.vectorRank ?? '-'}${c.vectorScore !== undefined ? ` ${c.vectorScore.toFixed(3)}` : ''}  lexical #${c.lexicalRank ?? '-'}${c.lexicalScore !== undefined ? ` ${c.lexicalScore.toFixed(2)}` : ''}  fused ${c.fusedScore.toFixed(4)}`;
+}
+
+/** The first `n` fused candidates for diagnostics: rank, the excerpt marker if one was made of it,
+ * where it is, and its ranks and scores in each list (null where it was not in a list). */
+function candidateRows(res: { excerpts: Excerpt[]; candidates?: Candidate[] }, n: number) {
+  const markers = new Map(res.excerpts.map((e) => [e.key, e.marker]));
+  return (res.candidates ?? []).slice(0, n).map((c, i) => ({
+    rank: i + 1,
+    marker: markers.get(c.key) ?? null,
+    store: c.storeName,
+    storeId: c.storeId,
+    sourceId: c.sourceId,
+    path: c.path,
+    location: formatLocation(c) || null,
+    chunkId: c.chunkId,
+    vectorRank: c.vectorRank ?? null,
+    vectorScore: c.vectorScore ?? null,
+    lexicalRank: c.lexicalRank ?? null,
+    lexicalScore: c.lexicalScore ?? null,
+    lexicalMatch: c.lexicalMatch ?? null,
+    fusedScore: c.fusedScore,
+  }));
 }
 
 async function searchInProcess(

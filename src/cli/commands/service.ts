@@ -1,81 +1,80 @@
-import { parseArgs } from 'node:util';
-import { createError, isKorttyError } from '../../errors.js';
+import { isKorttyError } from '../../errors.js';
 import { korttyHome, serviceSocketPath } from '../../storage/paths.js';
+import { positiveNumber } from '../args.js';
+import { type CommandGroup, defineCommand } from '../command.js';
 import type { CliIO } from '../io.js';
 
-const USAGE = `usage: kortty-rag service run [--idle-minutes N] | status [--json] | stop
-The query service keeps embedding models, the tokenizer and open snapshots in memory and answers
-search and ask's retrieval over a Unix socket in $KORTTY_HOME/rag/service/ (owner-only). search and
-ask start it on first use; it exits after --idle-minutes without a request (default 15, or
-"service": {"idleMinutes": N} in $KORTTY_HOME/rag/config.json). \`kortty-rag watch --serve\` hosts it
-inside the watcher instead. One service per $KORTTY_HOME.`;
-
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'idle-minutes': { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
+const run = defineCommand({
+  name: 'service run',
+  summary: 'run the query service in the foreground',
+  options: {
+    'idle-minutes': {
+      type: 'string',
+      value: 'N',
+      help: 'exit after N minutes without a request (default 15, or "service": {"idleMinutes": N} in config.json)',
+      check: positiveNumber,
     },
-  });
-  const [sub, ...rest] = positionals;
-  if (values.help || !sub || rest.length > 0) {
-    io.stderr.write(`${USAGE}\n`);
-    return values.help ? 0 : 2;
-  }
-  const home = korttyHome(io.env);
-  const warn = (m: string) => io.stderr.write(`kortty-rag service: ${m}\n`);
-  switch (sub) {
-    case 'run':
-      return runService(home, values['idle-minutes'], io);
-    case 'status': {
-      const { serviceStatus } = await import('../../service/warm-path.js');
-      const r = await serviceStatus({ home, warn });
-      if (!r.ok) {
-        if (values.json) io.stdout.write(`${JSON.stringify({ running: false, reason: r.reason })}\n`);
-        else io.stdout.write(`no query service: ${r.reason}\n`);
-        return 1;
-      }
-      const { service: s } = r.value as { service: Record<string, unknown> };
-      if (values.json) io.stdout.write(`${JSON.stringify({ running: true, ...(r.value as object) })}\n`);
-      else {
-        io.stdout.write(
-          `query service pid ${s.pid} (${s.host}) on ${serviceSocketPath(home)}\n` +
-            `  since ${s.startedAt}, ${s.requests} request(s), store generation ${s.generation}, ` +
-            `${s.warm ? 'models loaded' : 'models not loaded'}, idle limit ${s.idleMinutes} min\n`,
-        );
-      }
-      return 0;
+  },
+  async run({ values, io }) {
+    return runService(korttyHome(io.env), values['idle-minutes'], io);
+  },
+});
+
+const status = defineCommand({
+  name: 'service status',
+  summary: 'whether the query service runs, since when, and what it holds',
+  options: {},
+  async run({ io, json }) {
+    const home = korttyHome(io.env);
+    const warn = (m: string) => io.stderr.write(`kortty-rag service: ${m}\n`);
+    const { serviceStatus } = await import('../../service/warm-path.js');
+    const r = await serviceStatus({ home, warn });
+    if (!r.ok) {
+      if (json) io.stdout.write(`${JSON.stringify({ running: false, reason: r.reason })}\n`);
+      else io.stdout.write(`no query service: ${r.reason}\n`);
+      return 1;
     }
-    case 'stop': {
-      const { stopService } = await import('../../service/warm-path.js');
-      const r = await stopService({ home, warn });
+    const { service: s } = r.value as { service: Record<string, unknown> };
+    if (json) io.stdout.write(`${JSON.stringify({ running: true, ...(r.value as object) })}\n`);
+    else {
       io.stdout.write(
-        r.ok ? `stopped the query service (pid ${r.pid})\n` : `no query service: ${r.reason}\n`,
+        `query service pid ${s.pid} (${s.host}) on ${serviceSocketPath(home)}\n` +
+          `  since ${s.startedAt}, ${s.requests} request(s), store generation ${s.generation}, ` +
+          `${s.warm ? 'models loaded' : 'models not loaded'}, idle limit ${s.idleMinutes} min\n`,
       );
-      return r.ok ? 0 : 1;
     }
-    default:
-      io.stderr.write(`kortty-rag service: unknown subcommand "${sub}"\n${USAGE}\n`);
-      return 2;
-  }
-}
+    return 0;
+  },
+});
+
+const stop = defineCommand({
+  name: 'service stop',
+  summary: 'stop the query service',
+  options: {},
+  async run({ io, out }) {
+    const home = korttyHome(io.env);
+    const warn = (m: string) => io.stderr.write(`kortty-rag service: ${m}\n`);
+    const { stopService } = await import('../../service/warm-path.js');
+    const r = await stopService({ home, warn });
+    out(r, r.ok ? `stopped the query service (pid ${r.pid})` : `no query service: ${r.reason}`);
+    return r.ok ? 0 : 1;
+  },
+});
+
+export const definition: CommandGroup = {
+  name: 'service',
+  summary: 'the warm query service',
+  notes: `The query service keeps embedding models, the tokenizer and open snapshots in memory and
+answers search and ask's retrieval over a Unix socket in $KORTTY_HOME/rag/service/ (owner-only).
+search and ask start it on first use; it exits after --idle-minutes without a request.
+\`kortty-rag watch --serve\` hosts it inside the watcher instead. One service per $KORTTY_HOME.`,
+  commands: [run, status, stop],
+};
 
 async function runService(home: string, idleFlag: string | undefined, io: CliIO): Promise<number> {
   const { readServiceConfig } = await import('../../service/service-config.js');
   const cfg = await readServiceConfig(home);
-  let idleMinutes = cfg.idleMinutes;
-  if (idleFlag !== undefined) {
-    idleMinutes = Number(idleFlag);
-    if (!Number.isFinite(idleMinutes) || idleMinutes <= 0) {
-      throw createError('INVALID_ARGUMENT', {
-        name: '--idle-minutes',
-        reason: `"${idleFlag}" is not a number > 0`,
-      });
-    }
-  }
+  const idleMinutes = idleFlag !== undefined ? Number(idleFlag) : cfg.idleMinutes;
   const log = (m: string) => io.stdout.write(`${new Date().toISOString()} ${m}\n`);
   const { startQueryService } = await import('../../service/host.js');
   let svc: Awaited<ReturnType<typeof startQueryService>>;
@@ -90,10 +89,10 @@ async function runService(home: string, idleFlag: string | undefined, io: CliIO)
     throw err;
   }
   const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
-  const stop = () => void svc.stop();
-  for (const s of signals) process.on(s, stop);
+  const stopIt = () => void svc.stop();
+  for (const s of signals) process.on(s, stopIt);
   await svc.stopped;
-  for (const s of signals) process.off(s, stop);
+  for (const s of signals) process.off(s, stopIt);
   // Native model handles may keep the event loop alive after they are released.
   setTimeout(() => process.exit(0), 1000).unref();
   return 0;

@@ -1,7 +1,7 @@
-import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
 import { createError } from '../../errors.js';
+import { MiB } from '../../scan/rules.js';
 import {
+  type AddSourceInput,
   addSources,
   findStore,
   removeSource,
@@ -10,190 +10,241 @@ import {
   updateSources,
 } from '../../store/engine.js';
 import type { Review } from '../../types.js';
+import { sanitizeLine } from '../../util/terminal-text.js';
+import { parseSync, positiveNumber, SYNC_WORDS } from '../args.js';
+import { type CommandGroup, defineCommand } from '../command.js';
+import { askYesNo, createInterrupt, type Interrupt } from '../interrupt.js';
 import type { CliIO } from '../io.js';
-import { formatReviewSummary, formatSummary, progressPrinter, table } from '../progress.js';
-import { interruptSignal, toInt } from './store.js';
+import { type JobHooksForCli, runCliJob } from '../job-runner.js';
+import { formatReviewSummary, formatSummary, table } from '../progress.js';
 
-const USAGE = `usage:
-  kortty-rag source add STORE PATH... [--file] [--sync automatic|manual] [--include G]... [--exclude G]...
-                        [--no-gitignore] [--max-file-size MIB] [--yes] [--json]
-  kortty-rag source list STORE [--json]
-  kortty-rag source update STORE [SOURCE...] [--retry-failed] [--yes] [--json]
-                        (Update now; all sources when none given; --retry-failed extracts again
-                        the files that failed before although they are unchanged)
-  kortty-rag source disable|enable STORE SOURCE
-  kortty-rag source sync STORE SOURCE automatic|manual
-  kortty-rag source remove STORE SOURCE [--yes]
-SOURCE is a source id (src-…) or its path.`;
+const STORE = { name: 'STORE' } as const;
+const SOURCE = { name: 'SOURCE' } as const;
+const yesOption = { type: 'boolean', short: 'y', help: 'index without asking after the review' } as const;
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      yes: { type: 'boolean', short: 'y' },
-      file: { type: 'boolean' },
-      sync: { type: 'string' },
-      include: { type: 'string', multiple: true },
-      exclude: { type: 'string', multiple: true },
-      'no-gitignore': { type: 'boolean' },
-      'max-file-size': { type: 'string' },
-      'retry-failed': { type: 'boolean' },
+const add = defineCommand({
+  name: 'source add',
+  summary: 'add files or folders to a store: scan, review, confirm, index',
+  positionals: [STORE, { name: 'PATH', variadic: true }],
+  options: {
+    file: { type: 'boolean', help: 'treat each PATH as a single file source' },
+    sync: { type: 'string', value: 'MODE', help: 'synchronization', choices: SYNC_WORDS, default: 'manual' },
+    include: { type: 'string', multiple: true, value: 'GLOB', help: 'only index files matching GLOB' },
+    exclude: { type: 'string', multiple: true, value: 'GLOB', help: 'skip files and folders matching GLOB' },
+    'no-gitignore': { type: 'boolean', help: 'do not apply .gitignore files' },
+    'max-file-size': {
+      type: 'string',
+      value: 'MIB',
+      help: 'per-file limit in MiB (default 50)',
+      check: positiveNumber,
+    },
+    yes: yesOption,
+  },
+  notes: `The review (what would be indexed and why anything is skipped) is shown first; on a terminal
+you are asked to confirm, elsewhere --yes is required. Ctrl-C cancels before activation and
+leaves the store as it was.`,
+  async run({ values, args, positionals, io, out, json }) {
+    const { stat } = await import('node:fs/promises');
+    const inputs: AddSourceInput[] = [];
+    for (const p of positionals.slice(1)) {
+      const st = await stat(p).catch(() => undefined);
+      if (!st) throw createError('SOURCE_NOT_FOUND', { path: p });
+      inputs.push({
+        kind: (values.file || st.isFile() ? 'file' : 'folder') as 'file' | 'folder',
+        path: p,
+        sync: parseSync(values.sync),
+        options: {
+          ...(values.include ? { include: values.include } : {}),
+          ...(values.exclude ? { exclude: values.exclude } : {}),
+          ...(values['no-gitignore'] ? { gitignore: false } : {}),
+          ...(values['max-file-size']
+            ? { maxFileBytes: Math.round(Number(values['max-file-size']) * MiB) }
+            : {}),
+        },
+      });
+    }
+    const job = await runCliJob(io, { quiet: json }, (h) =>
+      addSources(args.STORE!, inputs, {
+        confirm: (reviews) => confirmReviews(reviews, io, h, { yes: Boolean(values.yes), json }),
+        onProgress: h.onProgress,
+        signal: h.signal,
+      }),
+    );
+    if (job.done) out(job.result, `added: ${formatSummary(job.result.summary)}`);
+    return job.exitCode;
+  },
+});
+
+const list = defineCommand({
+  name: 'source list',
+  summary: "list a store's sources with their status and counts",
+  positionals: [STORE],
+  options: {},
+  async run({ args, out }) {
+    const cfg = await findStore(args.STORE!);
+    const rows = cfg.sources.map((s) => [
+      s.id,
+      s.path,
+      s.kind,
+      s.sync,
+      s.enabled ? s.status : 'DISABLED',
+      `${s.files}/${s.chunks}`,
+      s.lastChunksEmbedded === undefined ? '-' : `${s.lastChunksEmbedded}/${s.lastChunksReused ?? 0}`,
+      String(s.problems),
+      s.lastIndexedAt ?? '-',
+    ]);
+    out(
+      cfg.sources,
+      cfg.sources.length === 0
+        ? `store "${sanitizeLine(cfg.name)}" has no sources: kortty-rag source add ${sanitizeLine(cfg.name)} PATH`
+        : table([
+            [
+              'ID',
+              'PATH',
+              'TYPE',
+              'SYNC',
+              'STATUS',
+              'FILES/CHUNKS',
+              'EMBEDDED/REUSED',
+              'PROBLEMS',
+              'LAST INDEXED',
+            ],
+            ...rows,
+          ]),
+    );
+    return 0;
+  },
+});
+
+const update = defineCommand({
+  name: 'source update',
+  summary: 'Update now: rescan sources and index what changed (all sources when none given)',
+  positionals: [STORE, { name: 'SOURCE', variadic: true, optional: true }],
+  options: {
+    'retry-failed': {
+      type: 'boolean',
+      help: 'extract again the files whose extraction failed before, although they are unchanged',
+    },
+    yes: yesOption,
+  },
+  notes: `A file whose extraction failed (a PDF that timed out, a parser's heap cap, a damaged
+document) is not parsed again while it is unchanged: the review shows it skipped, "unchanged since
+it failed on DATE". --retry-failed tries such files again. Ctrl-C cancels before activation and
+leaves the store as it was.`,
+  async run({ values, args, positionals, io, out, json }) {
+    const refs = positionals.slice(1);
+    const job = await runCliJob(io, { quiet: json }, (h) =>
+      updateSources(args.STORE!, refs.length ? refs : 'all', {
+        retryFailed: Boolean(values['retry-failed']),
+        confirm: (reviews) => confirmReviews(reviews, io, h, { yes: Boolean(values.yes), json }),
+        onProgress: h.onProgress,
+        signal: h.signal,
+      }),
+    );
+    if (!job.done) return job.exitCode;
+    const res = job.result;
+    const statuses = Object.entries(res.statuses)
+      .filter(([, st]) => st === 'MISSING' || st === 'ERROR')
+      .map(([id, st]) => `  ${id}: ${st}`);
+    out(res, [`updated: ${formatSummary(res.summary)}`, ...statuses].join('\n'));
+    if (job.exitCode !== 0) return job.exitCode;
+    return Object.values(res.statuses).includes('ERROR') ? 1 : 0;
+  },
+});
+
+const enableOrDisable = (verb: 'enable' | 'disable') =>
+  defineCommand({
+    name: `source ${verb}`,
+    summary:
+      verb === 'disable'
+        ? 'exclude a source from retrieval (its chunks are kept)'
+        : 'include a disabled source in retrieval again',
+    positionals: [STORE, SOURCE],
+    options: {},
+    async run({ args, out }) {
+      const src = await setSourceEnabled(args.STORE!, args.SOURCE!, verb === 'enable');
+      out(
+        src,
+        `${verb}d ${sanitizeLine(src.path)}${verb === 'disable' ? ' (chunks kept, excluded from retrieval)' : ''}`,
+      );
+      return 0;
     },
   });
-  const [store, ...refs] = positionals;
-  if (!sub || !store) {
-    io.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
-  const out = (obj: unknown, text: string) =>
-    io.stdout.write(values.json ? `${JSON.stringify(obj, null, 2)}\n` : `${text}\n`);
-  const progress = progressPrinter(io, values.json);
-  const confirm = (reviews: ReadonlyMap<string, Review>) =>
-    confirmReviews(reviews, io, Boolean(values.yes), Boolean(values.json));
-  switch (sub) {
-    case 'add': {
-      if (refs.length === 0)
-        throw createError('INVALID_ARGUMENT', { name: 'PATH', reason: 'give at least one file or folder' });
-      const { stat } = await import('node:fs/promises');
-      const inputs = [];
-      for (const p of refs) {
-        const st = await stat(p).catch(() => undefined);
-        if (!st) throw createError('SOURCE_NOT_FOUND', { path: p });
-        inputs.push({
-          kind: (values.file || st.isFile() ? 'file' : 'folder') as 'file' | 'folder',
-          path: p,
-          sync: parseSync(values.sync),
-          options: {
-            ...(values.include ? { include: values.include } : {}),
-            ...(values.exclude ? { exclude: values.exclude } : {}),
-            ...(values['no-gitignore'] ? { gitignore: false } : {}),
-            ...(values['max-file-size']
-              ? { maxFileBytes: toInt(values['max-file-size'], 'max-file-size') * 1024 * 1024 }
-              : {}),
-          },
-        });
-      }
-      const res = await addSources(store, inputs, {
-        confirm,
-        onProgress: progress.onProgress,
-        signal: interruptSignal(),
-      });
-      progress.done();
-      out(res, `added: ${formatSummary(res.summary)}`);
-      return 0;
-    }
-    case 'list': {
-      const cfg = await findStore(store);
-      const rows = cfg.sources.map((s) => [
-        s.id,
-        s.path,
-        s.kind,
-        s.sync,
-        s.enabled ? s.status : 'DISABLED',
-        `${s.files}/${s.chunks}`,
-        s.lastChunksEmbedded === undefined ? '-' : `${s.lastChunksEmbedded}/${s.lastChunksReused ?? 0}`,
-        String(s.problems),
-        s.lastIndexedAt ?? '-',
-      ]);
-      out(
-        cfg.sources,
-        cfg.sources.length === 0
-          ? `store "${cfg.name}" has no sources: kortty-rag source add ${cfg.name} PATH`
-          : table(
-              [
-                [
-                  'ID',
-                  'PATH',
-                  'TYPE',
-                  'SYNC',
-                  'STATUS',
-                  'FILES/CHUNKS',
-                  'EMBEDDED/REUSED',
-                  'PROBLEMS',
-                  'LAST INDEXED',
-                ],
-                ...rows,
-              ],
-              io,
-            ),
-      );
-      return 0;
-    }
-    case 'update': {
-      const res = await updateSources(store, refs.length ? refs : 'all', {
-        retryFailed: Boolean(values['retry-failed']),
-        confirm,
-        onProgress: progress.onProgress,
-        signal: interruptSignal(),
-      });
-      progress.done();
-      const statuses = Object.entries(res.statuses)
-        .filter(([, st]) => st === 'MISSING' || st === 'ERROR')
-        .map(([id, st]) => `  ${id}: ${st}`);
-      out(res, [`updated: ${formatSummary(res.summary)}`, ...statuses].join('\n'));
-      return Object.values(res.statuses).includes('ERROR') ? 1 : 0;
-    }
-    case 'disable':
-    case 'enable': {
-      const src = await setSourceEnabled(store, need(refs[0]), sub === 'enable');
-      out(src, `${sub}d ${src.path}${sub === 'disable' ? ' (chunks kept, excluded from retrieval)' : ''}`);
-      return 0;
-    }
-    case 'sync': {
-      const src = await setSourceSync(store, need(refs[0]), parseSync(refs[1]) ?? 'manual');
-      out(src, `${src.path}: synchronization ${src.sync}`);
-      return 0;
-    }
-    case 'remove': {
-      const ref = need(refs[0]);
-      if (
-        !values.yes &&
-        !(await ask(io, `Remove source ${ref} and delete its chunks? Source files are kept. [y/N] `))
-      ) {
-        io.stderr.write('not removed\n');
-        return 1;
-      }
-      const res = await removeSource(store, ref, { onProgress: progress.onProgress });
-      progress.done();
-      out(
-        res,
-        `removed ${ref}: ${res.summary.removed} document(s) dropped from the index; files on disk untouched`,
-      );
-      return 0;
-    }
-    default:
-      io.stderr.write(`${USAGE}\n`);
-      return 2;
-  }
-}
 
-function need(ref: string | undefined): string {
-  if (!ref) throw createError('INVALID_ARGUMENT', { name: 'SOURCE', reason: 'missing source id or path' });
-  return ref;
-}
+const sync = defineCommand({
+  name: 'source sync',
+  summary: "set a source's synchronization: automatic (the watcher) or manual",
+  positionals: [STORE, SOURCE, { name: 'MODE', choices: SYNC_WORDS }],
+  options: {},
+  async run({ args, out }) {
+    const src = await setSourceSync(args.STORE!, args.SOURCE!, parseSync(args.MODE) ?? 'manual');
+    out(src, `${sanitizeLine(src.path)}: synchronization ${src.sync}`);
+    return 0;
+  },
+});
 
-function parseSync(v: string | undefined): 'automatic' | 'manual' | undefined {
-  if (v === undefined) return undefined;
-  if (v === 'automatic' || v === 'auto') return 'automatic';
-  if (v === 'manual') return 'manual';
-  throw createError('INVALID_ARGUMENT', { name: '--sync', reason: `"${v}" is not automatic or manual` });
-}
+const remove = defineCommand({
+  name: 'source remove',
+  summary: 'remove a source and its chunks (files on disk are untouched)',
+  positionals: [STORE, SOURCE],
+  options: { yes: { type: 'boolean', short: 'y', help: 'remove without asking' } },
+  async run({ values, args, io, out, json }) {
+    const ref = args.SOURCE!;
+    if (!values.yes) {
+      const interrupt = createInterrupt();
+      try {
+        const ok = await askYesNo(
+          io,
+          `Remove source ${ref} and delete its chunks? Source files are kept. [y/N] `,
+          interrupt,
+        );
+        if (interrupt.signal.aborted) {
+          io.stderr.write('cancelled; nothing changed\n');
+          return 130;
+        }
+        if (!ok) {
+          io.stderr.write(`not removed${io.stdin.isTTY ? '' : ' (not a terminal: pass --yes to confirm)'}\n`);
+          return 1;
+        }
+      } finally {
+        interrupt.dispose();
+      }
+    }
+    const job = await runCliJob(io, { quiet: json }, (h) =>
+      removeSource(args.STORE!, ref, { onProgress: h.onProgress, signal: h.signal }),
+    );
+    if (job.done) {
+      out(
+        job.result,
+        `removed ${ref}: ${job.result.summary.removed} document(s) dropped from the index; files on disk untouched`,
+      );
+    }
+    return job.exitCode;
+  },
+});
+
+export const definition: CommandGroup = {
+  name: 'source',
+  summary: "a store's sources",
+  notes: 'STORE is a store name or id; SOURCE is a source id (src-…) or its path.',
+  commands: [add, list, update, enableOrDisable('disable'), enableOrDisable('enable'), sync, remove],
+};
 
 /** The review step of the CLI: print the preview; on a TTY ask, otherwise require --yes. */
 async function confirmReviews(
   reviews: ReadonlyMap<string, Review>,
   io: CliIO,
-  yes: boolean,
-  json: boolean,
+  h: JobHooksForCli,
+  opts: { yes: boolean; json: boolean },
 ): Promise<boolean> {
-  if (!json) {
+  h.clearLine();
+  if (!opts.json) {
     for (const r of reviews.values()) {
       io.stderr.write(`${formatReviewSummary(r)}\n`);
       for (const row of r.rows.filter((x) => x.status === 'skipped').slice(0, 20)) {
-        io.stderr.write(`  skipped ${row.relPath}: ${row.explanation ?? row.reason}\n`);
+        io.stderr.write(
+          `  skipped ${sanitizeLine(row.relPath)}: ${sanitizeLine(row.explanation ?? row.reason ?? '')}\n`,
+        );
       }
     }
   }
@@ -203,22 +254,14 @@ async function confirmReviews(
       reason: 'the preview stopped at a bound; narrow the source with --include/--exclude before indexing',
     });
   }
-  if (yes) return true;
+  if (opts.yes) return true;
   if (!io.stdin.isTTY) {
     throw createError('INVALID_ARGUMENT', {
       name: '--yes',
       reason: 'not a terminal: review the preview above and pass --yes to confirm',
     });
   }
-  return ask(io, 'Index as shown? [y/N] ');
-}
-
-async function ask(io: CliIO, q: string): Promise<boolean> {
-  if (!io.stdin.isTTY) return false;
-  const rl = createInterface({ input: io.stdin, output: io.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(q)).trim());
-  } finally {
-    rl.close();
-  }
+  const ok = await askYesNo(io, 'Index as shown? [y/N] ', h.interrupt as Interrupt);
+  if (!ok) h.declined();
+  return ok;
 }

@@ -1,16 +1,35 @@
-import { parseArgs } from 'node:util';
 import { readStatus } from '../../status/status-file.js';
 import { writeStatusLines } from '../../status/status-lines.js';
 import { formatStatus } from '../../status/status-model.js';
 import { korttyHome } from '../../storage/paths.js';
-import type { CliIO } from '../io.js';
+import { type CommandContext, defineCommand } from '../command.js';
+
+const options = {
+  format: {
+    type: 'string',
+    value: 'FORMAT',
+    help: 'plain text, a tmux status-line snippet, or JSON',
+    choices: ['plain', 'tmux', 'json'],
+    default: 'plain',
+  },
+} as const;
 
 // Called by status bars every few seconds: reads status.json and live job files only. Status bars
 // that can `cat` a file use the pre-rendered rag/status.tmux and rag/status.txt instead; this
 // command keeps those in step (a job killed mid-way leaves its last progress line behind).
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { format: { type: 'string', default: 'plain' } } });
-  const format = values.format === 'tmux' || values.format === 'json' ? values.format : 'plain';
+export const definition = defineCommand({
+  name: 'status',
+  summary: 'one line for a status bar',
+  options,
+  notes: `--json is the same as --format json. In tmux:
+
+  set -g status-right "#(kortty-rag status --format tmux)"`,
+  jsonOutput: (values) => values.json === true || values.format === 'json',
+  run: runStatus,
+});
+
+async function runStatus({ values, io, json }: CommandContext<typeof options>): Promise<number> {
+  const format = json ? 'json' : (values.format as 'plain' | 'tmux');
   const home = korttyHome(io.env);
   const info = await readStatus(home);
   io.stdout.write(`${formatStatus(info, format)}\n`);

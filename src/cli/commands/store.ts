@@ -1,5 +1,3 @@
-import { parseArgs } from 'node:util';
-import { createError } from '../../errors.js';
 import {
   createStore,
   deleteStore,
@@ -10,156 +8,210 @@ import {
   storeStats,
 } from '../../store/engine.js';
 import type { StoreConfig } from '../../store/store-types.js';
-import type { Role } from '../../types.js';
+import { sanitizeLine } from '../../util/terminal-text.js';
+import type { Vault } from '../../vault/vault.js';
+import { parseRoles, roleOption, wholeNumber } from '../args.js';
+import { type CommandGroup, defineCommand, usageError } from '../command.js';
 import type { CliIO } from '../io.js';
-import { formatSummary, progressPrinter, table } from '../progress.js';
+import { runCliJob } from '../job-runner.js';
+import { formatSummary, table } from '../progress.js';
 
-const USAGE = `usage:
-  kortty-rag store create NAME [--model ID] [--role text|coding]... [--autonomous]
-                              [--chunk-size N] [--chunk-overlap N] [--dimension N]
-                              [--type local|qdrant --qdrant-url URL --qdrant-collection C [--api-key-stdin]] [--json]
-        (the Qdrant API key is read from stdin, never from arguments, and kept in the encrypted vault;
-         the vault passphrase comes from KORTTY_VAULT_PASSPHRASE or a prompt)
-  kortty-rag store list [--json]
-  kortty-rag store show NAME [--json]
-  kortty-rag store roles NAME [--role text|coding]... [--autonomous|--no-autonomous]
-  kortty-rag store rebuild NAME [--model ID] [--json]
-  kortty-rag store delete NAME [--detach] [--json]`;
+const NAME = [{ name: 'NAME' }] as const;
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      model: { type: 'string' },
-      role: { type: 'string', multiple: true },
-      autonomous: { type: 'boolean' },
-      'no-autonomous': { type: 'boolean' },
-      'chunk-size': { type: 'string' },
-      'chunk-overlap': { type: 'string' },
-      dimension: { type: 'string' },
-      type: { type: 'string' },
-      'qdrant-url': { type: 'string' },
-      'qdrant-collection': { type: 'string' },
-      'api-key-stdin': { type: 'boolean' },
-      detach: { type: 'boolean' },
+const create = defineCommand({
+  name: 'store create',
+  summary: 'create a knowledge store',
+  positionals: NAME,
+  options: {
+    model: {
+      type: 'string',
+      value: 'ID',
+      help: 'embedding model (default: the installed default, else the starter)',
     },
-  });
-  const out = (obj: unknown, text: string) =>
-    io.stdout.write(values.json ? `${JSON.stringify(obj, null, 2)}\n` : `${text}\n`);
-  const name = positionals[0];
-  switch (sub) {
-    case 'create': {
-      if (!name) throw createError('INVALID_ARGUMENT', { name: 'NAME', reason: 'missing store name' });
-      let secret: { qdrantApiKey?: string; vault?: import('../../vault/vault.js').Vault } = {};
-      if (values['api-key-stdin']) {
-        const { unlockVault } = await import('../../vault/passphrase.js');
-        const key = (await readStdin(io)).trim();
-        if (!key)
-          throw createError('INVALID_ARGUMENT', { name: '--api-key-stdin', reason: 'no API key on stdin' });
-        secret = {
-          qdrantApiKey: key,
-          vault: await unlockVault({ env: io.env, stdin: io.stdin as never, stderr: io.stderr }),
-        };
-      }
-      const cfg = await createStore({
-        ...secret,
-        name,
-        modelId: values.model ?? (await defaultModelId()),
-        roles: parseRoles(values.role),
-        autonomous: values.autonomous ?? false,
-        type: values.type === 'qdrant' ? 'qdrant' : 'local',
-        chunk: {
-          ...(values['chunk-size'] ? { chunkTokens: toInt(values['chunk-size'], 'chunk-size') } : {}),
-          ...(values['chunk-overlap']
-            ? { overlapTokens: toInt(values['chunk-overlap'], 'chunk-overlap') }
-            : {}),
-        },
-        ...(values.dimension ? { dimension: toInt(values.dimension, 'dimension') } : {}),
-        ...(values.type === 'qdrant'
-          ? { qdrant: { url: values['qdrant-url'] ?? '', collection: values['qdrant-collection'] ?? '' } }
-          : {}),
-      });
-      out(
-        cfg,
-        `created store "${cfg.name}" (${cfg.type}, model ${cfg.modelId}, ${cfg.fingerprint.dimension} dims)`,
-      );
-      return 0;
+    role: roleOption,
+    autonomous: { type: 'boolean', help: 'allow agent, planning, swarm and scheduled prompts to use it' },
+    'chunk-size': {
+      type: 'string',
+      value: 'N',
+      help: 'tokens per chunk, 50..8192 (default 800)',
+      check: wholeNumber(1),
+    },
+    'chunk-overlap': {
+      type: 'string',
+      value: 'N',
+      help: 'tokens of overlap (default 120)',
+      check: wholeNumber(0),
+    },
+    dimension: {
+      type: 'string',
+      value: 'N',
+      help: 'expected vector dimension; another is refused',
+      check: wholeNumber(1),
+    },
+    type: {
+      type: 'string',
+      value: 'TYPE',
+      help: 'where vectors live',
+      choices: ['local', 'qdrant'],
+      default: 'local',
+    },
+    'qdrant-url': { type: 'string', value: 'URL', help: 'Qdrant endpoint (with --type qdrant)' },
+    'qdrant-collection': { type: 'string', value: 'C', help: 'Qdrant collection (with --type qdrant)' },
+    'api-key-stdin': { type: 'boolean', help: 'read the Qdrant API key from stdin' },
+  },
+  notes: `The Qdrant API key is read from stdin, never from arguments, and kept in the encrypted vault;
+the vault passphrase comes from KORTTY_VAULT_PASSPHRASE or a prompt.`,
+  async run({ values, args, io, out }) {
+    const qdrant = values.type === 'qdrant';
+    if (qdrant && (!values['qdrant-url'] || !values['qdrant-collection'])) {
+      throw usageError('--type qdrant needs --qdrant-url and --qdrant-collection');
     }
-    case 'list': {
-      const stores = await listStores();
-      const rows = stores.map((s) => [
-        s.name,
-        s.type,
-        s.modelId,
-        String(s.fingerprint.dimension),
-        s.roles.join(',') || '-',
-        String(s.sources.length),
-        String(s.sources.reduce((n, x) => n + x.chunks, 0)),
-        storeStatus(s),
-      ]);
-      out(
-        stores,
-        stores.length === 0
-          ? 'no stores yet: kortty-rag store create NAME'
-          : table([['NAME', 'TYPE', 'MODEL', 'DIM', 'ROLES', 'SOURCES', 'CHUNKS', 'STATUS'], ...rows], io),
-      );
-      return 0;
+    let secret: { qdrantApiKey?: string; vault?: Vault } = {};
+    if (values['api-key-stdin']) {
+      const { unlockVault } = await import('../../vault/passphrase.js');
+      const key = (await readStdin(io)).trim();
+      if (!key) throw usageError('--api-key-stdin: no API key on stdin');
+      secret = {
+        qdrantApiKey: key,
+        vault: await unlockVault({
+          env: io.env,
+          stdin: io.stdin as never,
+          stderr: io.rawStderr ?? io.stderr,
+        }),
+      };
     }
-    case 'show': {
-      if (!name) throw createError('INVALID_ARGUMENT', { name: 'NAME', reason: 'missing store name' });
-      const cfg = await findStore(name);
-      const stats = await storeStats(cfg);
-      const text = [
-        `store ${cfg.name} (${cfg.id})`,
-        `  type ${cfg.type} · model ${cfg.modelId} · ${cfg.fingerprint.dimension} dims · pooling ${cfg.fingerprint.pooling}`,
-        `  roles ${cfg.roles.join(', ') || 'none'} · autonomous workflows ${cfg.autonomous ? 'on' : 'off'} · chunks ${cfg.chunk.chunkTokens}/${cfg.chunk.overlapTokens}`,
-        `  snapshot: ${stats.documents} documents, ${stats.chunks} chunks`,
-        ...cfg.sources.map(
-          (s) =>
-            `  ${s.id} ${s.kind} ${s.path} [${s.sync}] ${s.status}${s.enabled ? '' : ' (disabled)'} files ${s.files} chunks ${s.chunks} problems ${s.problems}`,
-        ),
-      ].join('\n');
-      out({ ...cfg, snapshot: stats }, text);
-      return 0;
-    }
-    case 'roles': {
-      if (!name) throw createError('INVALID_ARGUMENT', { name: 'NAME', reason: 'missing store name' });
-      const autonomous = values['no-autonomous'] ? false : values.autonomous;
-      const cfg = await setStoreRoles(name, parseRoles(values.role), autonomous);
-      out(
-        cfg,
-        `store "${cfg.name}": roles ${cfg.roles.join(', ') || 'none'}, autonomous workflows ${cfg.autonomous ? 'on' : 'off'}`,
-      );
-      return 0;
-    }
-    case 'rebuild': {
-      if (!name) throw createError('INVALID_ARGUMENT', { name: 'NAME', reason: 'missing store name' });
-      const progress = progressPrinter(io, values.json);
-      const res = await rebuildStore(name, values.model, {
-        onProgress: progress.onProgress,
-        signal: interruptSignal(),
-      });
-      progress.done();
-      out(res.summary, `rebuilt: ${formatSummary(res.summary)}`);
-      return 0;
-    }
-    case 'delete': {
-      if (!name) throw createError('INVALID_ARGUMENT', { name: 'NAME', reason: 'missing store name' });
-      const { dir, store } = await deleteStore(name, { detach: values.detach });
-      out(
-        { deleted: store.name, dir },
-        `deleted store "${store.name}": removed ${dir}; source files were not touched`,
-      );
-      return 0;
-    }
-    default:
-      io.stderr.write(`${USAGE}\n`);
-      return 2;
-  }
-}
+    const cfg = await createStore({
+      ...secret,
+      name: args.NAME!,
+      modelId: values.model ?? (await defaultModelId()),
+      roles: parseRoles(values.role),
+      autonomous: values.autonomous ?? false,
+      type: qdrant ? 'qdrant' : 'local',
+      chunk: {
+        ...(values['chunk-size'] ? { chunkTokens: Number(values['chunk-size']) } : {}),
+        ...(values['chunk-overlap'] ? { overlapTokens: Number(values['chunk-overlap']) } : {}),
+      },
+      ...(values.dimension ? { dimension: Number(values.dimension) } : {}),
+      ...(qdrant ? { qdrant: { url: values['qdrant-url']!, collection: values['qdrant-collection']! } } : {}),
+    });
+    out(
+      cfg,
+      `created store "${cfg.name}" (${cfg.type}, model ${cfg.modelId}, ${cfg.fingerprint.dimension} dims)`,
+    );
+    return 0;
+  },
+});
+
+const list = defineCommand({
+  name: 'store list',
+  summary: 'list knowledge stores',
+  options: {},
+  async run({ out }) {
+    const stores = await listStores();
+    const rows = stores.map((s) => [
+      s.name,
+      s.type,
+      s.modelId,
+      String(s.fingerprint.dimension),
+      s.roles.join(',') || '-',
+      String(s.sources.length),
+      String(s.sources.reduce((n, x) => n + x.chunks, 0)),
+      storeStatus(s),
+    ]);
+    out(
+      stores,
+      stores.length === 0
+        ? 'no stores yet: kortty-rag store create NAME'
+        : table([['NAME', 'TYPE', 'MODEL', 'DIM', 'ROLES', 'SOURCES', 'CHUNKS', 'STATUS'], ...rows]),
+    );
+    return 0;
+  },
+});
+
+const show = defineCommand({
+  name: 'store show',
+  summary: 'show a store, its snapshot and its sources',
+  positionals: NAME,
+  options: {},
+  async run({ args, out }) {
+    const cfg = await findStore(args.NAME!);
+    const stats = await storeStats(cfg);
+    const text = [
+      `store ${sanitizeLine(cfg.name)} (${cfg.id})`,
+      `  type ${cfg.type} · model ${cfg.modelId} · ${cfg.fingerprint.dimension} dims · pooling ${cfg.fingerprint.pooling}`,
+      `  roles ${cfg.roles.join(', ') || 'none'} · autonomous workflows ${cfg.autonomous ? 'on' : 'off'} · chunks ${cfg.chunk.chunkTokens}/${cfg.chunk.overlapTokens}`,
+      `  snapshot: ${stats.documents} documents, ${stats.chunks} chunks`,
+      ...cfg.sources.map(
+        (s) =>
+          `  ${s.id} ${s.kind} ${sanitizeLine(s.path)} [${s.sync}] ${s.status}${s.enabled ? '' : ' (disabled)'} files ${s.files} chunks ${s.chunks} problems ${s.problems}`,
+      ),
+    ].join('\n');
+    out({ ...cfg, snapshot: stats }, text);
+    return 0;
+  },
+});
+
+const roles = defineCommand({
+  name: 'store roles',
+  summary: 'set the roles a store serves and its autonomous-workflows opt-in',
+  positionals: NAME,
+  options: {
+    role: roleOption,
+    autonomous: { type: 'boolean', help: 'allow agent, planning, swarm and scheduled prompts' },
+    'no-autonomous': { type: 'boolean', help: 'withdraw that permission' },
+  },
+  notes: "The roles given replace the store's roles; no --role detaches it from every role.",
+  async run({ values, args, out }) {
+    if (values.autonomous && values['no-autonomous'])
+      throw usageError('--autonomous and --no-autonomous contradict');
+    const autonomous = values['no-autonomous'] ? false : values.autonomous;
+    const cfg = await setStoreRoles(args.NAME!, parseRoles(values.role), autonomous);
+    out(
+      cfg,
+      `store "${cfg.name}": roles ${cfg.roles.join(', ') || 'none'}, autonomous workflows ${cfg.autonomous ? 'on' : 'off'}`,
+    );
+    return 0;
+  },
+});
+
+const rebuild = defineCommand({
+  name: 'store rebuild',
+  summary: 'embed every source again (to change the model)',
+  positionals: NAME,
+  options: {
+    model: { type: 'string', value: 'ID', help: 'the new embedding model (default: the current one)' },
+  },
+  notes: 'Ctrl-C cancels before activation and leaves the store as it was.',
+  async run({ values, args, io, out, json }) {
+    const job = await runCliJob(io, { quiet: json }, (h) =>
+      rebuildStore(args.NAME!, values.model, { onProgress: h.onProgress, signal: h.signal }),
+    );
+    if (job.done) out(job.result.summary, `rebuilt: ${formatSummary(job.result.summary)}`);
+    return job.exitCode;
+  },
+});
+
+const remove = defineCommand({
+  name: 'store delete',
+  summary: 'delete a store (its index only; source files are never touched)',
+  positionals: NAME,
+  options: { detach: { type: 'boolean', help: 'also detach it from the roles it serves' } },
+  async run({ values, args, out }) {
+    const { dir, store } = await deleteStore(args.NAME!, { detach: values.detach });
+    out(
+      { deleted: store.name, dir },
+      `deleted store "${store.name}": removed ${dir}; source files were not touched`,
+    );
+    return 0;
+  },
+});
+
+export const definition: CommandGroup = {
+  name: 'store',
+  summary: 'knowledge stores',
+  notes: 'NAME is a store name or id.',
+  commands: [create, list, show, roles, rebuild, remove],
+};
 
 async function readStdin(io: CliIO): Promise<string> {
   const parts: Buffer[] = [];
@@ -173,34 +225,6 @@ export function storeStatus(s: StoreConfig): string {
   if (st.includes('MISSING')) return 'MISSING';
   if (s.sources.length === 0) return 'EMPTY';
   return s.sources.some((x) => x.limitedMonitoring) ? 'READY (limited monitoring)' : 'READY';
-}
-
-export function parseRoles(values: string[] | undefined): Role[] {
-  const out: Role[] = [];
-  for (const v of (values ?? []).flatMap((x) => x.split(','))) {
-    const r = v.trim().toLowerCase();
-    if (r === 'both') out.push('text', 'coding');
-    else if (r === 'text' || r === 'coding') out.push(r);
-    else if (r)
-      throw createError('INVALID_ARGUMENT', { name: '--role', reason: `"${v}" is not text, coding or both` });
-  }
-  return [...new Set(out)];
-}
-
-export function toInt(v: string, name: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0)
-    throw createError('INVALID_ARGUMENT', { name: `--${name}`, reason: `"${v}" is not a whole number` });
-  return n;
-}
-
-/** Ctrl-C cancels the job (before activation) instead of killing the process mid-write. */
-export function interruptSignal(): AbortSignal {
-  const ac = new AbortController();
-  const onSig = () => ac.abort();
-  process.once('SIGINT', onSig);
-  process.once('SIGTERM', onSig);
-  return ac.signal;
 }
 
 async function defaultModelId(): Promise<string> {

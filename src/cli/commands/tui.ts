@@ -1,30 +1,29 @@
-import { parseArgs } from 'node:util';
 import { korttyHome } from '../../storage/paths.js';
 import { loadKeymap, loadTheme, readTuiConfig } from '../../tui/config-files.js';
+import { type CommandContext, defineCommand } from '../command.js';
 import type { CliIO } from '../io.js';
 
-const USAGE = `usage: kortty-rag [tui] [--keymap NAME|PATH] [--theme NAME|PATH]
+const options = {
+  keymap: { type: 'string', value: 'NAME|FILE', help: 'default, vim, emacs, or a JSON keymap file' },
+  theme: { type: 'string', value: 'NAME|FILE', help: 'dark, light, high-contrast, or a JSON theme file' },
+  'ensure-default-store': {
+    type: 'boolean',
+    help: 'on a fresh install, create the default local store first',
+  },
+} as const;
 
-Opens the knowledge-stores manager. Keymaps: default, vim, emacs; themes: dark, light,
-high-contrast; or a JSON file. Files in $KORTTY_HOME/rag/keymaps/ and rag/themes/ override the
-shipped ones of the same name; $KORTTY_HOME/rag/config.json may set {"tui": {"keymap", "theme"}}.
-Press ? inside for the keys.`;
+export const definition = defineCommand({
+  name: 'tui',
+  summary: 'the knowledge-stores manager (the default command)',
+  synopsis: '[--keymap NAME|FILE] [--theme NAME|FILE]\nkortty-rag [--keymap NAME|FILE] [--theme NAME|FILE]',
+  options,
+  noJson: true,
+  notes: `Files in $KORTTY_HOME/rag/keymaps/ and rag/themes/ override the shipped ones of the same name;
+$KORTTY_HOME/rag/config.json may set {"tui": {"keymap", "theme"}}. Press ? inside for the keys.`,
+  run: runTui,
+});
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    allowPositionals: false,
-    options: {
-      keymap: { type: 'string' },
-      theme: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      'ensure-default-store': { type: 'boolean' },
-    },
-  });
-  if (values.help) {
-    io.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+async function runTui({ values, io }: CommandContext<typeof options>): Promise<number> {
   if (!io.stdout.isTTY || !io.stdin.isTTY) {
     io.stderr.write(
       'kortty-rag tui: needs an interactive terminal (stdin and stdout must be a TTY); the other commands work in scripts\n',

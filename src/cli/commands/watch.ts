@@ -1,62 +1,69 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { createError, isKorttyError } from '../../errors.js';
+import { isKorttyError } from '../../errors.js';
 import { korttyHome, ragDir, watchLogPath } from '../../storage/paths.js';
 import type { WatchEvent, WatchService } from '../../watch/watch-service.js';
-import type { CliIO } from '../io.js';
+import { wholeNumber } from '../args.js';
+import { type CommandContext, defineCommand } from '../command.js';
+import { terminalIO } from '../io.js';
 
-const USAGE = `usage: kortty-rag watch [--reconcile-seconds N] [--debounce-ms N] [--poll-ms N] [--if-not-running] [--serve] [--log] [--json]
-Keeps every enabled source in automatic mode in sync: file events trigger incremental updates
-(no review step), and a full rescan every --reconcile-seconds (default 300) is the truth.
-One watcher per $KORTTY_HOME; --if-not-running exits quietly when one is already running.
---log appends to $KORTTY_HOME/rag/watch.log instead of stdout. SIGTERM or Ctrl-C stops cleanly.
---serve also hosts the query service (warm search for search, ask and status) while the watcher
-runs, whenever no standalone one does; when idle it unloads its models instead of exiting.`;
+const options = {
+  'reconcile-seconds': {
+    type: 'string',
+    value: 'N',
+    help: 'full rescan every N seconds, the truth behind file events (default 300)',
+    check: wholeNumber(1),
+  },
+  'debounce-ms': {
+    type: 'string',
+    value: 'N',
+    help: 'quiet time before a sync starts',
+    check: wholeNumber(0),
+  },
+  'poll-ms': {
+    type: 'string',
+    value: 'N',
+    help: 'polling interval where events are unreliable',
+    check: wholeNumber(50),
+  },
+  'if-not-running': { type: 'boolean', help: 'exit quietly when a watcher is already running' },
+  serve: {
+    type: 'boolean',
+    help: 'also host the query service while the watcher runs (when no standalone one does)',
+  },
+  log: { type: 'boolean', help: 'append to $KORTTY_HOME/rag/watch.log instead of stdout' },
+} as const;
 
-export async function run(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'reconcile-seconds': { type: 'string' },
-      'debounce-ms': { type: 'string' },
-      'poll-ms': { type: 'string' },
-      'if-not-running': { type: 'boolean' },
-      serve: { type: 'boolean' },
-      log: { type: 'boolean' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help || positionals.length > 0) {
-    io.stderr.write(`${USAGE}\n`);
-    return values.help ? 0 : 2;
-  }
-  const num = (name: string, v: string | undefined, min: number) => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) {
-      throw createError('INVALID_ARGUMENT', {
-        name: `--${name}`,
-        reason: `"${v}" is not a whole number >= ${min}`,
-      });
-    }
-    return n;
-  };
-  const reconcileS = num('reconcile-seconds', values['reconcile-seconds'], 1);
-  const quietMs = num('debounce-ms', values['debounce-ms'], 0);
-  const pollMs = num('poll-ms', values['poll-ms'], 50);
+export const definition = defineCommand({
+  name: 'watch',
+  summary: 'keep automatic sources in sync',
+  options,
+  notes: `Keeps every enabled source in automatic mode in sync: file events trigger incremental updates
+(no review step), and the periodic rescan is the truth. One watcher per $KORTTY_HOME.
+SIGTERM or Ctrl-C stops cleanly. --json prints one JSON event per line. --serve also hosts the
+query service (warm search for search, ask and status) while the watcher runs, whenever no
+standalone one does; when idle it unloads its models instead of exiting.`,
+  run: runWatch,
+});
+
+async function runWatch({ values, io, json }: CommandContext<typeof options>): Promise<number> {
+  const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+  const reconcileS = num(values['reconcile-seconds']);
+  const quietMs = num(values['debounce-ms']);
+  const pollMs = num(values['poll-ms']);
   const home = korttyHome(io.env);
 
   let out: NodeJS.WritableStream = io.stdout;
+  let file: WriteStream | undefined;
   if (values.log) {
     await mkdir(ragDir(home), { recursive: true });
-    out = createWriteStream(watchLogPath(home), { flags: 'a', mode: 0o600 });
+    file = createWriteStream(watchLogPath(home), { flags: 'a', mode: 0o600 });
+    // The log is read on a terminal (tail -f): it gets the same sanitizer as stdout.
+    out = terminalIO({ ...io, stdout: file }, { json }).stdout;
   }
   const log = (e: WatchEvent) =>
     out.write(
-      values.json
+      json
         ? `${JSON.stringify({ at: new Date().toISOString(), ...e })}\n`
         : `${new Date().toISOString()} ${describe(e)}\n`,
     );
@@ -98,7 +105,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         idleMinutes,
         log: (m) =>
           out.write(
-            values.json
+            json
               ? `${JSON.stringify({ at: new Date().toISOString(), type: 'service', message: m })}\n`
               : `${new Date().toISOString()} ${m}\n`,
           ),
@@ -116,7 +123,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     await hosting?.stop();
     for (const s of signals) process.off(s, stop);
   }
-  if (out !== io.stdout) await new Promise<void>((r) => (out as import('node:fs').WriteStream).end(r));
+  if (file) await new Promise<void>((r) => file.end(r));
   return 0;
 }
 
