@@ -37,6 +37,23 @@ export function rememberedExplanation(f: FailedDoc): string {
 }
 
 /**
+ * A record a scan may act on. store.json is written by us, but a hand-edited or damaged record (or
+ * one whose reason is no longer remembered) must not hide a file: it is ignored, the file is
+ * extracted again, and the sync writes the record anew or drops it.
+ */
+function usable(f: FailedDoc | undefined): f is FailedDoc & { reason: SkipReason } {
+  return (
+    typeof f === 'object' &&
+    f !== null &&
+    typeof f.sha256 === 'string' &&
+    typeof f.failedAt === 'string' &&
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(f.failedAt) &&
+    isRemembered(f.reason) &&
+    (f.explanation === undefined || typeof f.explanation === 'string')
+  );
+}
+
+/**
  * The review with every new or changed row whose file failed before with the same hash turned into
  * a skipped row (summary adjusted), and the records that applied.
  */
@@ -50,10 +67,11 @@ export function applyFailureMemory(
   const skipped = { ...review.summary.skipped };
   const rows = review.rows.map((row): ReviewRow => {
     const f = failed[row.path];
-    if (!f || (row.status !== 'new' && row.status !== 'changed') || row.sha256 !== f.sha256) return row;
+    if (!usable(f) || (row.status !== 'new' && row.status !== 'changed') || row.sha256 !== f.sha256)
+      return row;
     remembered.set(row.path, f);
     toIndex[row.status]--;
-    const reason = f.reason as SkipReason;
+    const reason = f.reason;
     skipped[reason] = (skipped[reason] ?? 0) + 1;
     return { ...row, status: 'skipped', reason, explanation: rememberedExplanation(f) };
   });

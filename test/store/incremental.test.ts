@@ -255,6 +255,9 @@ test('CLI: source update --retry-failed extracts a remembered failure again', as
   t.regex(retry.stdout, /skipped 1/);
   t.not(await failedAt(), first, 'extracted again and dated anew');
 
+  const help = await cli('source', 'update', '--help');
+  t.regex(help.stdout, /--retry-failed\s+extract again the files whose extraction failed before/);
+
   const list = await cli('source', 'list', 'Docs');
   t.regex(list.stdout, /EMBEDDED\/REUSED/);
 });

@@ -121,6 +121,21 @@ test('failure memory: an unchanged failed file becomes a skipped row with the da
   t.is(applyFailureMemory(r, undefined).review, r);
 });
 
+test('failure memory: a damaged or no longer remembered record does not hide a file', (t) => {
+  const r = review([row('/a.pdf', 'new', 'h'), row('/b.pdf', 'new', 'h'), row('/c.pdf', 'new', 'h')]);
+  const failed = {
+    '/a.pdf': { sha256: 'h', reason: 'permission-denied', failedAt: '2025-03-04T05:06:07.000Z' },
+    '/b.pdf': { sha256: 'h', reason: 'pdf-timeout', failedAt: 7 },
+    '/c.pdf': null,
+  } as unknown as Record<string, FailedDoc>;
+  const { review: out, remembered } = applyFailureMemory(r, failed);
+  t.is(remembered.size, 0);
+  t.deepEqual(
+    out.rows.map((x) => x.status),
+    ['new', 'new', 'new'],
+  );
+});
+
 test('failure memory: what is recorded after a sync', (t) => {
   const kept: FailedDoc = { sha256: 'h1', reason: 'pdf-timeout', failedAt: '2025-01-01T00:00:00.000Z' };
   const now = '2025-06-01T00:00:00.000Z';

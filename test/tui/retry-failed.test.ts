@@ -12,8 +12,9 @@ test.after.always(removeTempDirs);
 test('Update now skips a file that failed while unchanged; retry failed extracts it again', async (t) => {
   const { home, root } = await homeWithStore({
     'notes.md': prose('notes', 30, 1),
-    // No %PDF- header: the extractor fails fast (pdf-invalid), with the real default limits.
-    'broken.pdf': Buffer.from('not a PDF at all\n'),
+    // A PDF header and nothing else: the scan accepts it, the parser fails fast (pdf-invalid) with
+    // the real default limits.
+    'broken.pdf': Buffer.from('%PDF-1.4\nnot really a pdf\n'),
   });
   const failedAt = async () =>
     (await findStore('Docs', home)).sources[0]!.failed?.[join(root, 'broken.pdf')]?.failedAt;
