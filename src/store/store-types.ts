@@ -39,9 +39,14 @@ export interface SourceRecord {
   limitedMonitoring?: string;
   files: number;
   chunks: number;
+  /** Files that should have been indexed and could not be (see scan/skip-kinds.ts). */
   problems: number;
   /** First problems of the last scan (bounded), for the UI. */
   problemList: SourceProblem[];
+  /** Files left out by design (unsupported format, binary, hidden, excluded…). */
+  skipped: number;
+  /** First of them (bounded), for the UI. */
+  skippedList: SourceProblem[];
   lastIndexedAt?: string;
   /** Content hashes (abs path → sha256) of the documents indexed for this source. */
   hashes: Record<string, string>;
@@ -78,6 +83,7 @@ export interface JobSummary {
   removed: number;
   skipped: number;
   chunksEmbedded: number;
+  /** Chunks of this job's sources kept from the previous snapshot (unchanged documents). */
   chunksReused: number;
   problems: number;
 }

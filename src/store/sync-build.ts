@@ -29,7 +29,7 @@ export async function extractAndChunk(job: SyncJob, outcomes: readonly SourceOut
     job.check();
     const sourceId = o.source.id;
     try {
-      const extracted = await req.ports.extract(d.path, d.format, req.signal, d.sha256);
+      const extracted = await req.ports.extract(d.path, d.format, req.signal, d.sha256, d.scanned);
       // HTML/.docx line numbers count extracted text, not the file: a `file:line` citation
       // would point at the wrong place, so such chunks carry no line range.
       const keepLines = !(extracted.kind === 'lines' && extracted.sourceLines === false);
@@ -56,15 +56,11 @@ export async function extractAndChunk(job: SyncJob, outcomes: readonly SourceOut
       chunks += doc.chunks.length;
       out.docs.set(docKey(sourceId, d.path), doc);
     } catch (err) {
-      if (req.signal?.aborted) throw createError('JOB_CANCELLED');
-      if (!isKorttyError(err, 'EXTRACT_FAILED')) throw err;
+      if (req.signal?.aborted || isKorttyError(err, 'EXTRACT_CANCELLED')) throw createError('JOB_CANCELLED');
+      // Whatever one document does to extraction or chunking is that document's problem: it is
+      // skipped with the reason, and the job goes on with the others.
       const list = out.problems.get(sourceId) ?? [];
-      list.push({
-        path: d.path,
-        reason: String(err.details.skipReason ?? 'extract-failed'),
-        explanation: err.message,
-        sha256: d.sha256,
-      });
+      list.push({ ...documentProblem(d.path, err), sha256: d.sha256 });
       out.problems.set(sourceId, list);
     }
     done++;
@@ -125,4 +121,15 @@ export async function embedChunks(job: SyncJob, built: BuiltDocs): Promise<Embed
     job.progress.set({ percent: 30 + Math.round((60 * embedded) / work.texts.length) });
   }
   return { embedded, embeddedBySource };
+}
+
+function documentProblem(path: string, err: unknown): { path: string; reason: string; explanation?: string } {
+  if (isKorttyError(err, 'EXTRACT_FAILED'))
+    return { path, reason: String(err.details.skipReason ?? 'extract-failed'), explanation: err.message };
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    path,
+    reason: isKorttyError(err, 'CHUNK_FAILED') ? 'chunk-failed' : 'extract-failed',
+    explanation: message.includes(path) ? message : `${path}: ${message}`,
+  };
 }

@@ -1,4 +1,5 @@
 import type { SnapshotDoc } from '../index/snapshot-types.js';
+import { isProblem } from '../scan/skip-kinds.js';
 import { nextFailures } from './failure-memory.js';
 import type { JobSummary, SourceRecord, StoreConfig } from './store-types.js';
 import type { BuiltDocs, Embedding } from './sync-build.js';
@@ -79,36 +80,39 @@ export function recordOutcome(
   next: NextDocs,
   now: string,
 ): Outcome {
-  const totalChunks = next.docs.reduce((n, d) => n + d.chunks.length, 0);
   const problemsOf = (id: string) => built.problems.get(id) ?? [];
   const summary: JobSummary = {
     indexed: built.docs.size,
     unchanged: outcomes.reduce((n, o) => n + (o.plan?.reuse.length ?? 0), 0),
     removed: next.removedDocs,
-    skipped:
-      outcomes.reduce((n, o) => n + (o.plan?.skipped ?? 0), 0) +
-      [...built.problems.values()].reduce((n, l) => n + l.length, 0),
+    skipped: 0,
     chunksEmbedded: embedding.embedded,
-    chunksReused: totalChunks - embedding.embedded,
+    chunksReused: 0,
     problems: 0,
   };
   const outcomeById = new Map(outcomes.map((o) => [o.source.id, o]));
+  // Only this job's sources: the other sources' chunks were not part of it.
+  summary.chunksReused =
+    next.docs.filter((d) => outcomeById.has(d.sourceId)).reduce((n, d) => n + d.chunks.length, 0) -
+    embedding.embedded;
   const statuses: Record<string, SourceRecord['status']> = {};
   const sources = next.liveSources.map((s): SourceRecord => {
     const o = outcomeById.get(s.id);
     if (!o) return s;
     const docs = next.docs.filter((d) => d.sourceId === s.id);
     const chunks = docs.reduce((n, d) => n + d.chunks.length, 0);
-    const skippedRows = o.review?.rows.filter((r) => r.status === 'skipped') ?? [];
+    const skippedRows = (o.review?.rows.filter((r) => r.status === 'skipped') ?? []).map((r) => ({
+      path: r.path,
+      reason: r.reason ?? 'skipped',
+      explanation: r.explanation,
+    }));
     const problemList = [
       ...(o.fatal ? [{ path: s.path, reason: o.fatal.status, explanation: o.fatal.reason }] : []),
-      ...skippedRows.map((r) => ({
-        path: r.path,
-        reason: r.reason ?? 'skipped',
-        explanation: r.explanation,
-      })),
+      ...skippedRows.filter((r) => isProblem(r.reason)),
       ...problemsOf(s.id).map(({ path, reason, explanation }) => ({ path, reason, explanation })),
     ];
+    const skippedList = skippedRows.filter((r) => !isProblem(r.reason));
+    summary.skipped += skippedList.length;
     const status: SourceRecord['status'] = o.fatal ? o.fatal.status : s.enabled ? 'READY' : 'DISABLED';
     statuses[s.id] = status;
     summary.problems += problemList.length;
@@ -127,6 +131,8 @@ export function recordOutcome(
       chunks,
       problems: problemList.length,
       problemList: problemList.slice(0, MAX_PROBLEMS_KEPT),
+      skipped: skippedList.length,
+      skippedList: skippedList.slice(0, MAX_PROBLEMS_KEPT),
       lastIndexedAt: o.fatal ? s.lastIndexedAt : now,
       hashes: Object.fromEntries(docs.map((d) => [d.path, d.sha256])),
       lastChunksEmbedded: o.fatal?.status === 'ERROR' ? s.lastChunksEmbedded : embedded,

@@ -1,4 +1,5 @@
 import { createError, isKorttyError } from '../errors.js';
+import { dataDirConflict } from './data-dir.js';
 import { applyFailureMemory } from './failure-memory.js';
 import type { SourceRecord } from './store-types.js';
 import type { SourceOutcome, SyncJob } from './sync-job.js';
@@ -24,6 +25,12 @@ export async function scanSources(job: SyncJob): Promise<SourceOutcome[]> {
     const previous = new Map(
       job.oldDocs.filter((d) => d.sourceId === source.id).map((d) => [d.path, d.sha256]),
     );
+    // Also checked when the source is added; store.json may have been edited by hand since.
+    const conflict = dataDirConflict(source.path, job.home);
+    if (conflict) {
+      outcomes.push({ source, remembered: new Map(), fatal: { status: 'ERROR', reason: conflict.message } });
+      continue;
+    }
     try {
       const scanned = await req.ports.scan(source, previous, req.signal);
       const { review, remembered } = req.retryFailed

@@ -39,7 +39,7 @@ test('Update now skips a file that failed while unchanged; retry failed extracts
     t.notRegex(s, /unchanged since it failed/);
     await tui.press('review.confirm');
     s = await tui.waitFor('Indexing finished · Docs');
-    t.regex(s, /skipped 1/);
+    t.regex(s, /problems 1/);
     await tui.press('summary.close');
     const again = await failedAt();
     t.truthy(again);

@@ -37,6 +37,8 @@ test('the source details show the last update’s embedded and reused chunks', (
         chunks: 40,
         problems: 0,
         problemList: [],
+        skipped: 0,
+        skippedList: [],
         hashes: {},
         lastChunksEmbedded: 2,
         lastChunksReused: 38,

@@ -91,26 +91,35 @@ const list = defineCommand({
       `${s.files}/${s.chunks}`,
       s.lastChunksEmbedded === undefined ? '-' : `${s.lastChunksEmbedded}/${s.lastChunksReused ?? 0}`,
       String(s.problems),
+      String(s.skipped),
       s.lastIndexedAt ?? '-',
     ]);
+    // Why a source is ERROR or MISSING (a failed sync, a refused or vanished root).
+    const reasons = cfg.sources
+      .filter((s) => s.enabled && (s.status === 'ERROR' || s.status === 'MISSING') && s.statusReason)
+      .map((s) => sanitizeLine(`${s.id} ${s.status}: ${s.statusReason}`));
     out(
       cfg.sources,
       cfg.sources.length === 0
         ? `store "${sanitizeLine(cfg.name)}" has no sources: kortty-rag source add ${sanitizeLine(cfg.name)} PATH`
-        : table([
-            [
-              'ID',
-              'PATH',
-              'TYPE',
-              'SYNC',
-              'STATUS',
-              'FILES/CHUNKS',
-              'EMBEDDED/REUSED',
-              'PROBLEMS',
-              'LAST INDEXED',
-            ],
-            ...rows,
-          ]),
+        : [
+            table([
+              [
+                'ID',
+                'PATH',
+                'TYPE',
+                'SYNC',
+                'STATUS',
+                'FILES/CHUNKS',
+                'EMBEDDED/REUSED',
+                'PROBLEMS',
+                'SKIPPED',
+                'LAST INDEXED',
+              ],
+              ...rows,
+            ]),
+            ...reasons,
+          ].join('\n'),
     );
     return 0;
   },

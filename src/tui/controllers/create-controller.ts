@@ -200,6 +200,13 @@ async function submit(ctx: Ctx, d: CreateDialog) {
     return;
   }
   await ctx.refresh();
+  // The new store is the one the user is working on now.
+  const at = ctx.state.stores.findIndex((s) => s.id === cfg.id);
+  if (at >= 0) {
+    ctx.state.storeSel = at;
+    ctx.state.sourceSel = 0;
+    ctx.state.focus = 'sources';
+  }
   d.form = { ...d.form, error: undefined };
   ctx.pop(d);
   await ctx.jobs.start(

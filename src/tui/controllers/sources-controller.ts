@@ -17,16 +17,7 @@ export function sourcesScope(ctx: Ctx): Scope {
   const needStore = () => (store() ? undefined : 'no store selected');
   const needSource = () => needStore() ?? (selectedSource(s) ? undefined : 'no source selected');
   const blocked = () => needStore() ?? jobBlocked(s, store());
-  const add = (mode: 'files' | 'folder') => () =>
-    openBrowser(ctx, mode, 'store', (paths) => {
-      const st = store();
-      if (st)
-        openAddSource(
-          ctx,
-          st,
-          paths.map((path) => ({ kind: mode === 'folder' ? 'folder' : 'file', path })),
-        );
-    });
+  const add = (mode: 'files' | 'folder') => () => addToStore(ctx, mode);
   const update =
     (all: boolean, retryFailed = false) =>
     async () => {
@@ -72,8 +63,7 @@ export function sourcesScope(ctx: Ctx): Scope {
         needSource() ?? (s.job?.storeId === store()?.id ? jobBlocked(s, store()) : undefined),
     },
     {
-      action: 'universal.back',
-      description: 'Back to the stores pane',
+      action: 'sources.back',
       handler: () => {
         s.focus = 'stores';
       },
@@ -86,6 +76,19 @@ export function sourcesScope(ctx: Ctx): Scope {
     }),
   ];
   return { chain: 'sources', groups: [{ title: 'Sources pane', bindings }] };
+}
+
+/** Add folder / Add files to the selected store: browse, then the source's options and the check. */
+export function addToStore(ctx: Ctx, mode: 'files' | 'folder') {
+  return openBrowser(ctx, mode, 'store', (paths) => {
+    const st = selectedStore(ctx.state);
+    if (st)
+      openAddSource(
+        ctx,
+        st,
+        paths.map((path) => ({ kind: mode === 'folder' ? 'folder' : 'file', path })),
+      );
+  });
 }
 
 async function toggleEnabled(ctx: Ctx) {
