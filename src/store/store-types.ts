@@ -18,6 +18,17 @@ export interface SourceProblem {
   explanation?: string;
 }
 
+/** An extraction failure remembered for a file while its content hash is unchanged. */
+export interface FailedDoc {
+  /** Complete-file sha256 of the content that failed. */
+  sha256: string;
+  /** The skip reason (a SkipReason such as pdf-timeout). */
+  reason: string;
+  explanation?: string;
+  /** When it failed (ISO 8601). */
+  failedAt: string;
+}
+
 export interface SourceRecord {
   id: string;
   path: string;
@@ -42,6 +53,11 @@ export interface SourceRecord {
   lastIndexedAt?: string;
   /** Content hashes (abs path → sha256) of the documents indexed for this source. */
   hashes: Record<string, string>;
+  /** Files whose extraction failed (abs path → record); not parsed again while unchanged. */
+  failed?: Record<string, FailedDoc>;
+  /** Chunks the last update of this source embedded, and chunks that kept their vector. */
+  lastChunksEmbedded?: number;
+  lastChunksReused?: number;
   /** Qdrant stores: the point generation search may see for this source. */
   qdrantGeneration?: string;
   /** Qdrant stores: the last push failed; the next update pushes this source again. */

@@ -83,6 +83,11 @@ export const ACTIONS = {
     description: 'Update now: check every source of the store',
     hint: 'update all',
   },
+  'sources.retryFailed': {
+    context: 'sources',
+    description: 'Update now, extracting again the files that failed before (even if unchanged)',
+    hint: 'retry failed',
+  },
   'sources.toggleEnabled': {
     context: 'sources',
     description: 'Disable or enable the selected source',

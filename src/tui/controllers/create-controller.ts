@@ -1,3 +1,4 @@
+import { chunkParamsProblem, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../../app/present.js';
 import type { CreateStoreInput } from '../../store/engine.js';
 import type { Role } from '../../types.js';
 import { checked, type Field, type Form, fieldValue, setNote, textOf } from '../forms.js';
@@ -83,7 +84,7 @@ export function createForm(models: readonly ModelChoice[]): Form {
       label: 'Chunk size',
       value: '800',
       section: 'advanced',
-      hint: 'Tokens per chunk (50 to 8192).',
+      hint: `Tokens per chunk (${MIN_CHUNK_TOKENS} to ${MAX_CHUNK_TOKENS}).`,
     },
     {
       kind: 'text',
@@ -139,10 +140,10 @@ function input(d: CreateDialog): CreateStoreInput | string {
   const int = (id: string) => Number(textOf(d.form, id));
   const size = int('chunkSize');
   const overlap = int('chunkOverlap');
-  if (!Number.isInteger(size) || size < 50 || size > 8192)
-    return 'Chunk size: a whole number of tokens from 50 to 8192';
-  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= size)
-    return 'Chunk overlap: a whole number below the chunk size';
+  const bad = chunkParamsProblem({ chunkTokens: size, overlapTokens: overlap });
+  if (bad?.name === 'chunkTokens')
+    return `Chunk size: a whole number of tokens from ${MIN_CHUNK_TOKENS} to ${MAX_CHUNK_TOKENS}`;
+  if (bad) return 'Chunk overlap: a whole number from 0 to half the chunk size';
   const dim = textOf(d.form, 'dimension');
   if (dim && !/^\d+$/.test(dim)) return 'Dimension: a whole number, or empty for the model’s own';
   const roles: Role[] = [

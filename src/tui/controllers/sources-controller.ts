@@ -18,18 +18,26 @@ export function sourcesScope(ctx: Ctx): Scope {
   const needSource = () => needStore() ?? (selectedSource(s) ? undefined : 'no source selected');
   const blocked = () => needStore() ?? jobBlocked(s, store());
   const add = (mode: 'files' | 'folder') => () => addToStore(ctx, mode);
-  const update = (all: boolean) => async () => {
-    const st = store()!;
-    const ids = all ? st.sources.map((x) => x.id) : [selectedSource(s)!.id];
-    await ctx.jobs.start(
-      { op: 'update', store: st.id, sources: all ? 'all' : ids },
-      { op: 'update', storeId: st.id, storeName: st.name, adding: [], sourceIds: ids },
-    );
-  };
+  const update =
+    (all: boolean, retryFailed = false) =>
+    async () => {
+      const st = store()!;
+      const ids = all ? st.sources.map((x) => x.id) : [selectedSource(s)!.id];
+      await ctx.jobs.start(
+        { op: 'update', store: st.id, sources: all ? 'all' : ids, ...(retryFailed ? { retryFailed } : {}) },
+        { op: 'update', storeId: st.id, storeName: st.name, adding: [], sourceIds: ids },
+      );
+    };
   const bindings: Binding[] = [
     { action: 'sources.addFolder', handler: add('folder'), disabledReason: blocked },
     { action: 'sources.addFiles', handler: add('files'), disabledReason: blocked },
     { action: 'sources.updateNow', handler: update(false), disabledReason: () => needSource() ?? blocked() },
+    {
+      action: 'sources.retryFailed',
+      handler: update(false, true),
+      disabledReason: () => needSource() ?? blocked(),
+      hint: false,
+    },
     {
       action: 'sources.updateAll',
       handler: update(true),

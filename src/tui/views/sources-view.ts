@@ -106,6 +106,13 @@ function detailLines(s: AppState, width: number): Line[] {
     src.sync === 'automatic' ? 'automatic sync' : 'manual sync',
   ].filter(Boolean);
   const out: Line[] = [{ segs: [seg(' options: ', 'dimmed'), seg(opts.join(' · '), 'dimmed')] }];
+  if (src.lastChunksEmbedded !== undefined)
+    out[0]!.segs.push(
+      seg(
+        ` · last update: ${src.lastChunksEmbedded} chunks embedded, ${src.lastChunksReused ?? 0} reused`,
+        'dimmed',
+      ),
+    );
   if (!src.enabled)
     out.push({ segs: [seg(' disabled: kept and indexed, excluded from retrieval', 'dimmed')] });
   else if (src.statusReason)
