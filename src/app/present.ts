@@ -1,9 +1,8 @@
-// Pure formatters and limits the faces show (units, formats, locations, source references).
+// Pure formatters the faces show (units, formats, locations, source references, skip kinds).
+// Light on purpose: `search` and `ask` load it on their warm path. Limits and rules: limits.ts.
 
 export { formatSourceRef } from '../ai/citations.js';
-export { chunkParamsProblem, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../chunk/params.js';
 export { formatLocation } from '../retrieve/block.js';
 export { formatGroup } from '../scan/formats.js';
-export { isExcludedDir, isHidden, MiB } from '../scan/rules.js';
 export { isProblem } from '../scan/skip-kinds.js';
 export { formatBytes } from '../scan/units.js';

@@ -1,6 +1,6 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isExcludedDir, isHidden } from '../app/present.js';
+import { isExcludedDir, isHidden } from '../app/limits.js';
 import type { DirEntry } from './state.js';
 
 // The file browser's view of a directory: lstat only, so symbolic links are shown (and marked),

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { MiB } from '../../app/present.js';
+import { MiB } from '../../app/limits.js';
 import { detectSourceKind, reviewToLines, scanSources } from '../../app/scan.js';
 import { positiveNumber } from '../args.js';
 import { defineCommand } from '../command.js';

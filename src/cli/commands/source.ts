@@ -1,5 +1,5 @@
 import { pathKind } from '../../app/files.js';
-import { MiB } from '../../app/present.js';
+import { MiB } from '../../app/limits.js';
 import { createError } from '../../errors.js';
 import {
   type AddSourceInput,

@@ -1,4 +1,4 @@
-import { MiB } from '../../app/present.js';
+import { MiB } from '../../app/limits.js';
 import type { StoreConfig } from '../../store/store-types.js';
 import type { SyncMode } from '../../types.js';
 import { checked, fieldValue, globs, textOf } from '../forms.js';

@@ -1,4 +1,4 @@
-import { chunkParamsProblem, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../../app/present.js';
+import { chunkParamsProblem, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../../app/limits.js';
 import type { CreateStoreInput } from '../../store/engine.js';
 import type { Role } from '../../types.js';
 import { checked, type Field, type Form, fieldValue, setNote, textOf } from '../forms.js';

@@ -1,4 +1,4 @@
-import { MiB } from '../../app/present.js';
+import { MiB } from '../../app/limits.js';
 import type { Binding } from '../bindings.js';
 import { checked, fieldValue, globs, textOf } from '../forms.js';
 import { jobBlocked, type OptionsDialog, selectedSource, selectedStore } from '../state.js';
