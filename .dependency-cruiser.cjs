@@ -22,7 +22,7 @@ const FS_ADAPTERS = [
   '-files?\\.ts$',
   '^src/app/(files|search-deps)\\.ts$',
   '^src/embed/(fingerprint|generate-model|installer|model-registry|starter-model|vocab-bundle)\\.ts$',
-  '^src/extract/(extract|pdf|read-scanned|worker-pool)\\.ts$',
+  '^src/extract/(read-scanned|worker-pool)\\.ts$',
   '^src/index/hnsw\\.ts$',
   '^src/mcp/server\\.ts$',
   '^src/scan/(dir-handle|read-candidate|root-stat|walk)\\.ts$',
