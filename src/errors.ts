@@ -217,15 +217,26 @@ export class KorttyError extends Error {
 }
 
 /** A KorttyError whose code is known, with that code's details. */
-export type KorttyErrorOf<C extends ErrorCode> = KorttyError & { readonly code: C; readonly details: ErrorDetails[C] };
+export type KorttyErrorOf<C extends ErrorCode> = KorttyError & {
+  readonly code: C;
+  readonly details: ErrorDetails[C];
+};
 
 /** Codes whose details are all optional may be raised without them. */
 type NoDetails = { [C in ErrorCode]: Empty extends ErrorDetails[C] ? C : never }[ErrorCode];
 
 /** The one way code raises an error: the details must have the shape the code declares. */
 export function createError<C extends NoDetails>(code: C): KorttyError;
-export function createError<C extends ErrorCode>(code: C, details: ErrorDetails[C], cause?: unknown): KorttyError;
-export function createError(code: ErrorCode, details: Record<string, unknown> = {}, cause?: unknown): KorttyError {
+export function createError<C extends ErrorCode>(
+  code: C,
+  details: ErrorDetails[C],
+  cause?: unknown,
+): KorttyError;
+export function createError(
+  code: ErrorCode,
+  details: Record<string, unknown> = {},
+  cause?: unknown,
+): KorttyError {
   return new KorttyError(code, details, cause);
 }
 

@@ -103,11 +103,7 @@ export function classifyFailure(err: unknown, secrets: readonly string[], timeou
 export type QdrantFailureExtra = Omit<Partial<ErrorDetails['QDRANT_FAILED']>, 'op' | 'reason'>;
 
 /** QDRANT_FAILED with only safe details; the original error is deliberately not attached. */
-export function qdrantFailure(
-  op: string,
-  info: FailureInfo,
-  extra: QdrantFailureExtra = {},
-): KorttyError {
+export function qdrantFailure(op: string, info: FailureInfo, extra: QdrantFailureExtra = {}): KorttyError {
   return createError('QDRANT_FAILED', {
     op,
     reason: info.reason,

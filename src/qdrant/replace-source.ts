@@ -1,7 +1,7 @@
 import type { Schemas } from '@qdrant/js-client-rest';
 import { createError, isKorttyError } from '../errors.js';
-import type { QdrantFailureExtra } from './failures.js';
 import type { Connection } from './connection.js';
+import type { QdrantFailureExtra } from './failures.js';
 import { batches, generationFilter, generationOf, type PointInput, payloadFor, pointId } from './points.js';
 
 export interface ReplaceOptions {

@@ -18,6 +18,7 @@ import {
   listStoreIds,
   listStores,
   loadStore,
+  scanStores,
   removeTombstone,
   saveStore,
   storeIdFor,
@@ -335,7 +336,7 @@ export async function storeStats(cfg: StoreConfig, home = korttyHome()) {
   return { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0) };
 }
 
-export { findStore, listStores, loadStore };
+export { findStore, listStores, loadStore, scanStores };
 
 function requireSource(cfg: StoreConfig, ref: string): SourceRecord {
   const src = findSource(cfg.sources, ref);
