@@ -88,7 +88,6 @@ export interface ErrorDetails {
   STORE_NOT_SERVED: { name: string; served: string };
   EXCERPT_REFUSED: { path: string; reason: string };
   MARKER_UNKNOWN: { marker: string; known: string };
-  CONFIG_INVALID: { path: string; field: string; reason: string };
   SERVICE_REFUSED: { path: string; reason: string };
   SERVICE_RUNNING: { home: string; pid?: Pid };
 }
@@ -196,7 +195,6 @@ export const ERROR_MESSAGES: { [C in ErrorCode]: (d: ErrorDetails[C]) => string 
   EXCERPT_REFUSED: (d) => `${d.path}: cannot be read through MCP: ${d.reason}`,
   MARKER_UNKNOWN: (d) => `marker ${d.marker} is not from the last search of this session (${d.known})`,
   // query service
-  CONFIG_INVALID: (d) => `${d.path}: ${d.field}: ${d.reason}`,
   SERVICE_REFUSED: (d) => `${d.path}: ${d.reason}`,
   SERVICE_RUNNING: (d) => `a query service is already running for ${d.home} (pid ${d.pid ?? '?'})`,
 };

@@ -18,9 +18,9 @@ import {
   listStoreIds,
   listStores,
   loadStore,
-  scanStores,
   removeTombstone,
   saveStore,
+  scanStores,
   storeIdFor,
   tombstoneStoreDir,
 } from './store-config.js';
