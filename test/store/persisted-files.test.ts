@@ -26,8 +26,11 @@ async function run(argv: string[]) {
   return { code, out: c.stdout(), err: c.stderr() };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a hand edit may put anything anywhere
+type Edit = (j: Record<string, any>) => void;
+
 /** Rewrites a JSON file with `edit` applied to its parsed content. */
-async function editJson(path: string, edit: (j: Record<string, any>) => void) {
+async function editJson(path: string, edit: Edit) {
   const j = JSON.parse(await readFile(path, 'utf8'));
   edit(j);
   await writeFile(path, JSON.stringify(j, null, 2));
@@ -41,7 +44,7 @@ async function threeStores() {
   return { home, a, b, c };
 }
 
-const storeDamage: [string, (j: Record<string, any>) => void, RegExp][] = [
+const storeDamage: [string, Edit, RegExp][] = [
   [
     'wrong type',
     (j) => {
