@@ -13,6 +13,7 @@ export interface BenchRow {
 
 const SUITES: Record<string, () => Promise<BenchRow[]>> = {
   scan: async () => (await import('./scan-bench.js')).benchScan(),
+  extract: async () => (await import('./extract-bench.js')).benchExtract(),
   chunk: async () => (await import('./chunk-bench.js')).benchChunk(),
   embed: async () => (await import('./embed-bench.js')).benchEmbed(),
   index: async () => (await import('./index-bench.js')).benchIndex(),

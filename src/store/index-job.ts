@@ -6,6 +6,7 @@ import type { FsEnv } from '../storage/fs-env.js';
 import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
 import type { Review } from '../types.js';
 import { type KillLabel, killPoint } from '../util/kill-points.js';
+import { dataDirConflict } from './data-dir.js';
 import { acquireLock } from './lock.js';
 import type { EmbedPort, PipelinePorts } from './ports.js';
 import { loadStore, saveStore } from './store-config.js';
@@ -101,6 +102,12 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
       const previous = new Map(
         oldDocs.filter((d) => d.sourceId === source.id).map((d) => [d.path, d.sha256]),
       );
+      // Also checked when the source is added; store.json may have been edited by hand since.
+      const conflict = dataDirConflict(source.path, home);
+      if (conflict) {
+        outcomes.push({ source, fatal: { status: 'ERROR', reason: conflict.message } });
+        continue;
+      }
       try {
         const review = await req.ports.scan(source, previous, req.signal);
         if (review.stoppedBy) {
@@ -140,7 +147,7 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
     for (const { o, d } of toEmbed) {
       check();
       try {
-        const extracted = await req.ports.extract(d.path, d.format, req.signal, d.sha256);
+        const extracted = await req.ports.extract(d.path, d.format, req.signal, d.sha256, d.scanned);
         const chunks = req.ports.chunk(extracted, cfg.chunk);
         // HTML/.docx line numbers count extracted text, not the file: a `file:line` citation
         // would point at the wrong place, so such chunks carry no line range.
@@ -170,14 +177,12 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
         }
         built.set(`${o.source.id}\0${d.path}`, doc);
       } catch (err) {
-        if (req.signal?.aborted) throw createError('JOB_CANCELLED');
-        if (!isKorttyError(err, 'EXTRACT_FAILED')) throw err;
+        if (req.signal?.aborted || isKorttyError(err, 'EXTRACT_CANCELLED'))
+          throw createError('JOB_CANCELLED');
+        // Whatever one document does to extraction or chunking is that document's problem: it
+        // is skipped with the reason, and the job goes on with the others.
         const list = problems.get(o.source.id) ?? [];
-        list.push({
-          path: d.path,
-          reason: String(err.details.skipReason ?? 'extract-failed'),
-          explanation: err.message,
-        });
+        list.push(documentProblem(d.path, err));
         problems.set(o.source.id, list);
       }
       docsDone++;
@@ -330,6 +335,17 @@ export async function runSync(req: SyncRequest): Promise<SyncResult> {
     await embedder?.close().catch(() => {});
     await lock.release();
   }
+}
+
+function documentProblem(path: string, err: unknown): SourceRecord['problemList'][number] {
+  if (isKorttyError(err, 'EXTRACT_FAILED'))
+    return { path, reason: String(err.details.skipReason ?? 'extract-failed'), explanation: err.message };
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    path,
+    reason: isKorttyError(err, 'CHUNK_FAILED') ? 'chunk-failed' : 'extract-failed',
+    explanation: message.includes(path) ? message : `${path}: ${message}`,
+  };
 }
 
 function createProgress(storeId: string, cb?: (p: JobProgress) => void) {

@@ -1,5 +1,6 @@
 import { createError, isKorttyError } from '../errors.js';
 import { korttyHome, watcherLockPath } from '../storage/paths.js';
+import { dataDirConflict } from '../store/data-dir.js';
 import { acquireLock, readOwner, type StoreLock } from '../store/lock.js';
 import { listStores } from '../store/store-config.js';
 import type { WatchEvent } from './events.js';
@@ -106,6 +107,13 @@ export async function startWatchService(opts: WatchOptions = {}): Promise<WatchS
     await closeWatch(e);
     const gen = e.gen;
     if (stopping || e.root.state !== 'present') return;
+    // Every sync refuses such a source (and records why); watching it would turn the store's own
+    // writes under the data directory into changes and syncs without end.
+    const refused = dataDirConflict(e.target.path, home);
+    if (refused) {
+      log({ type: 'refused', ...who(e.target), reason: refused.message });
+      return;
+    }
     const fsName = await probeFs(e.target.path);
     if (gen !== e.gen || stopping) return;
     if (fsName) return setLimited(e, networkReason(fsName));

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { extractDocument } from '../../src/extract/extract.js';
+import { type ExtractOptions, extractDocument } from '../../src/extract/extract.js';
 import {
   buildEmptyPdf,
   buildHeavyPdf,
@@ -41,10 +40,19 @@ async function expectSkip(t: import('ava').ExecutionContext, p: Promise<unknown>
   return err;
 }
 
-/** Whether any process still runs with `needle` in its command line (the PDF path is unique). */
-function processWith(needle: string): boolean {
-  const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
-  return ps.split('\n').some((l) => l.includes(needle) && l.includes('pdf-child'));
+/** Extraction options that record the pid of the parser child each PDF is handed to. */
+function tracked(opts: ExtractOptions = {}): ExtractOptions & { pids: number[] } {
+  const pids: number[] = [];
+  return { ...opts, pids, onChild: (pid) => pid && pids.push(pid) };
+}
+
+/** Whether a process is still alive (a zombie of ours counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 test('multi-page text PDF: one text per page, in page order', async (t) => {
@@ -113,19 +121,23 @@ test('a PDF that hangs the parser is killed at the timeout; this process stays r
   let ticks = 0;
   const timer = setInterval(() => ticks++, 50);
   const started = Date.now();
-  const err = await expectSkip(t, extractDocument(path, 'pdf', { pdfTimeoutMs: 1500 }), 'pdf-timeout');
+  const opts = tracked({ pdfTimeoutMs: 1500 });
+  const err = await expectSkip(t, extractDocument(path, 'pdf', opts), 'pdf-timeout');
   clearInterval(timer);
   t.regex(err.message, /loop-hang\.pdf: PDF parsing exceeded 1500 ms/);
   t.true(Date.now() - started >= 1500);
   t.true(ticks >= 10, `event loop ticked ${ticks} times while the child hung`);
-  t.false(processWith('loop-hang.pdf'), 'the child process was killed');
+  t.is(opts.pids.length, 1);
+  t.false(alive(opts.pids[0]!), 'the child process was killed');
 });
 
 test('a PDF that exhausts the heap cap is stopped; the same cap parses a normal PDF', async (t) => {
   const heavy = write('heavy.pdf', buildHeavyPdf(300_000));
-  const err = await expectSkip(t, extractDocument(heavy, 'pdf', { pdfHeapMb: 32 }), 'pdf-timeout');
+  const opts = tracked({ pdfHeapMb: 32 });
+  const err = await expectSkip(t, extractDocument(heavy, 'pdf', opts), 'pdf-timeout');
   t.regex(err.message, /heavy\.pdf: PDF parsing exceeded the 32 MiB memory cap/);
-  t.false(processWith('heavy.pdf'));
+  t.is(opts.pids.length, 1);
+  t.false(alive(opts.pids[0]!));
   const ok = await extractDocument(write('light.pdf', buildTextPdf(PAGES)), 'pdf', { pdfHeapMb: 32 });
   t.is(ok.kind === 'pages' ? ok.pages.length : 0, 3);
 });
@@ -133,11 +145,23 @@ test('a PDF that exhausts the heap cap is stopped; the same cap parses a normal 
 test('aborting the signal cancels extraction and kills the parser', async (t) => {
   const path = write('loop-abort.pdf', buildLoopingPdf());
   const ac = new AbortController();
-  const pending = extractDocument(path, 'pdf', { signal: ac.signal, pdfTimeoutMs: 30_000 });
-  setTimeout(() => ac.abort(), 300);
+  const pids: number[] = [];
+  // Abort once the parser child runs (it loops for ever), not after a fixed delay.
+  const opts = {
+    signal: ac.signal,
+    pdfTimeoutMs: 30_000,
+    pids,
+    onChild: (pid: number | undefined) => {
+      if (!pid) return;
+      pids.push(pid);
+      setImmediate(() => ac.abort()); // after the document was handed over
+    },
+  };
+  const pending = extractDocument(path, 'pdf', opts);
   const err = (await t.throwsAsync(pending)) as { code?: string };
   t.is(err.code, 'EXTRACT_CANCELLED');
-  t.false(processWith('loop-abort.pdf'));
+  t.is(opts.pids.length, 1);
+  t.false(alive(opts.pids[0]!));
 });
 
 test('a missing PDF is a read error, not a parser crash', async (t) => {

@@ -92,14 +92,21 @@ const list = defineCommand({
       String(s.problems),
       s.lastIndexedAt ?? '-',
     ]);
+    // Why a source is ERROR or MISSING (a failed sync, a refused or vanished root).
+    const reasons = cfg.sources
+      .filter((s) => s.enabled && (s.status === 'ERROR' || s.status === 'MISSING') && s.statusReason)
+      .map((s) => sanitizeLine(`${s.id} ${s.status}: ${s.statusReason}`));
     out(
       cfg.sources,
       cfg.sources.length === 0
         ? `store "${sanitizeLine(cfg.name)}" has no sources: kortty-rag source add ${sanitizeLine(cfg.name)} PATH`
-        : table([
-            ['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'],
-            ...rows,
-          ]),
+        : [
+            table([
+              ['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'],
+              ...rows,
+            ]),
+            ...reasons,
+          ].join('\n'),
     );
     return 0;
   },
