@@ -16,7 +16,7 @@ export interface ErrorDetails {
   SOURCE_TYPE_MISMATCH: { path: string; expected: string; found: string };
   SOURCE_PERMISSION_DENIED: { path: string };
   SCAN_CANCELLED: Empty;
-  EXTRACT_FAILED: { path: string; reason: string; skipReason?: string };
+  EXTRACT_FAILED: { path: string; reason: string; skipReason?: string; peakRssMb?: number };
   PDF_TIMEOUT: { path: string; ms: number };
   STORE_EXISTS: { name: string };
   STORE_NOT_FOUND: { name: string };
@@ -24,6 +24,7 @@ export interface ErrorDetails {
   SOURCE_EXISTS: { path: string; existing: string };
   SOURCE_OVERLAP: { path: string; existing: string };
   SOURCE_UNKNOWN: { id: string; store: string };
+  SOURCE_DATA_DIR: { path: string; relation: 'lies inside' | 'contains'; home: string };
   STORE_BUSY: { store: string; job?: string; pid?: Pid; lost?: boolean; staleMs?: number };
   JOB_CANCELLED: { reason?: string };
   MODEL_NOT_FOUND: { id: string };
