@@ -9,8 +9,8 @@
 // Fields are only ever added as optional ones, so older records still read.
 
 import { z } from 'zod';
-import { checkJson } from '../storage/json-file.js';
 import type { ActionKind, Excerpt, RetrievalMode } from '../types.js';
+import { firstIssue } from '../util/json-check.js';
 import { ACTION_KINDS } from './policy.js';
 
 export const RUN_VERSION = 1;
@@ -188,36 +188,31 @@ export function parseRunLines(text: string, file: string): { records: RunRecord[
   const lines = text.split('\n');
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
-    const where = `${file}:${i + 1}`;
-    let rec: RunRecord | Error | undefined = tryParse(line, where);
-    if (rec instanceof Error) {
+    let rec: RunRecord | string | undefined = tryParse(line);
+    if (typeof rec === 'string') {
       const at = line.lastIndexOf(RUN_LINE_PREFIX);
-      const tail = at > 0 ? tryParse(line.slice(at), where) : undefined;
-      damaged.push({
-        file,
-        line: i + 1,
-        reason: tail && !(tail instanceof Error) ? 'torn record before a recovered one' : rec.message,
-      });
-      rec = tail;
+      const tail = at > 0 ? tryParse(line.slice(at)) : undefined;
+      const recovered = tail !== undefined && typeof tail !== 'string';
+      damaged.push({ file, line: i + 1, reason: recovered ? 'torn record before a recovered one' : rec });
+      rec = recovered ? tail : undefined;
     }
-    if (rec && !(rec instanceof Error)) records.push(rec);
+    if (rec) records.push(rec);
   });
   return { records, damaged };
 }
 
-/** The record on one line, or the error naming the line and the field that is wrong. */
-function tryParse(line: string, where: string): RunRecord | Error {
+/** The record on one line, or why it is not one (for a record, the field that is wrong). */
+function tryParse(line: string): RunRecord | string {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch {
-    return new Error(`${where}: not a run record (invalid JSON)`);
+    return 'not a run record';
   }
-  try {
-    return checkJson(raw, runRecordSchema, where, 'run record');
-  } catch (err) {
-    return err as Error;
-  }
+  const r = runRecordSchema.safeParse(raw);
+  if (r.success) return r.data;
+  const { field, expected, found } = firstIssue(r.error, raw);
+  return `damaged run record: ${field}: expected ${expected}, found ${found}`;
 }
 
 export interface StaleExcerpt extends RunExcerpt {

@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { createError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
 import { nodeFsEnv } from '../storage/fs-env.js';
-import { parseJsonText } from '../storage/json-file.js';
 import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
 import type { ModelFingerprint } from '../types.js';
+import { parseJsonText } from '../util/json-check.js';
 import { sanitizeLine } from '../util/terminal-text.js';
 
 // Installed embedding models: one JSON install record per model under
@@ -58,7 +58,6 @@ export interface VerifiedModel {
 }
 
 const NAME_RE = /^[a-z0-9][a-z0-9._-]{0,79}$/;
-const SHA256_RE = /^[0-9a-f]{64}$/;
 
 /** Catalog and URL ids are plain names; local files get `local:<name>` (see ModelFingerprint.modelId). */
 export function isValidModelId(id: string): boolean {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { checkJson, readJsonFile } from '../storage/json-file.js';
+import { readJsonFile } from '../storage/json-file.js';
 import { configPath } from '../storage/paths.js';
+import { checkJson } from '../util/json-check.js';
 
 // The query service's settings: the "service" object of $KORTTY_HOME/rag/config.json.
 //

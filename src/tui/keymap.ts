@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createError } from '../errors.js';
-import { checkJson } from '../storage/json-file.js';
+import { checkJson } from '../util/json-check.js';
 import { ACTION_NAMES, ACTIONS, type ActionName, CHAINS, isAction } from './actions.js';
 
 // Keymaps are data (keymaps/*.json): named action → keys. Keys use the terminal library's names

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createError } from '../errors.js';
-import { checkJson } from '../storage/json-file.js';
+import { checkJson } from '../util/json-check.js';
 import { isRole, ROLES, type Role } from './roles.js';
 
 // Themes are data (themes/*.json): semantic role → colours and attributes. Parsing and validation
@@ -48,8 +48,6 @@ const NAMED = new Set([
 export function isColour(c: unknown): c is string {
   return typeof c === 'string' && (NAMED.has(c) || /^#[0-9a-fA-F]{6}$/.test(c));
 }
-
-const STYLE_KEYS = new Set(['fg', 'bg', 'bold', 'underline', 'inverse']);
 
 /** Validates a theme file; `base` supplies roles the file leaves out (from `extends`). */
 export function parseTheme(raw: unknown, source: string, base?: Theme): Theme {

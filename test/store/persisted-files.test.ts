@@ -312,15 +312,13 @@ test('a damaged run record line names the log file, the line and the field', (t)
     damaged.map((d) => d.line),
     [2, 3, 4],
   );
+  t.true(damaged.every((d) => d.file === '/h/runs/2026-01-01.jsonl'));
   t.regex(
     damaged[0]!.reason,
-    /2026-01-01\.jsonl:2: damaged run record: status: expected one of "ok", "rejected", "failed", found the string "maybe"/,
+    /^damaged run record: status: expected one of "ok", "rejected", "failed", found the string "maybe"/,
   );
-  t.regex(
-    damaged[1]!.reason,
-    /2026-01-01\.jsonl:3: damaged run record: cited: expected an array, found nothing \(missing\)/,
-  );
-  t.regex(damaged[2]!.reason, /2026-01-01\.jsonl:4: not a run record \(invalid JSON\)/);
+  t.regex(damaged[1]!.reason, /^damaged run record: cited: expected an array, found nothing \(missing\)/);
+  t.is(damaged[2]!.reason, 'not a run record');
 });
 
 test('file text is shown through the terminal sanitizer', async (t) => {
