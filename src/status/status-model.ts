@@ -3,6 +3,8 @@ import type { StoreConfig } from '../store/store-types.js';
 import type { JobFile } from './job-file.js';
 
 // Pure: what one status-bar line says. Precedence: error > syncing > limited > problems > idle.
+// Problems are files that should have been indexed and were not; files skipped by design
+// (unsupported, binary, hidden, excluded) are counted apart and never colour the line.
 
 const statusStateSchema = z.enum(['idle', 'syncing', 'problems', 'limited', 'error', 'none']);
 export type StatusState = z.infer<typeof statusStateSchema>;
@@ -14,6 +16,8 @@ export const statusInfoSchema = z.object({
   state: statusStateSchema,
   stores: z.number().int().nonnegative(),
   problems: z.number().int().nonnegative(),
+  /** Files left out by design: reported, never a warning. Absent in caches written before it. */
+  skipped: z.number().int().nonnegative().default(0),
   errors: z.array(noteSchema),
   limited: z.array(noteSchema),
   jobs: z.array(z.object({ store: z.string(), state: z.string(), percent: z.number() })),
@@ -45,6 +49,7 @@ export function computeStatus(
   }));
   const limited: StatusInfo['limited'] = [];
   let problems = 0;
+  let skipped = 0;
   for (const s of stores) {
     for (const src of s.sources) {
       if (src.status === 'ERROR' || src.status === 'MISSING') {
@@ -53,6 +58,7 @@ export function computeStatus(
       if (src.limitedMonitoring)
         limited.push({ store: s.name, source: src.path, reason: src.limitedMonitoring });
       problems += src.problems;
+      skipped += src.skipped ?? 0;
     }
   }
   const jobList = jobs.map((j) => ({ store: j.storeName, state: j.state, percent: j.percent }));
@@ -72,6 +78,7 @@ export function computeStatus(
     state,
     stores: stores.length + damaged.filter((d) => d.storeFile).length,
     problems,
+    skipped,
     errors,
     limited,
     jobs: jobList,

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_CHUNK_PARAMS, validateChunkParams } from '../chunk/params.js';
 import { createError, isKorttyError } from '../errors.js';
 import { openSnapshot } from '../index/snapshot-io.js';
 import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js';
@@ -30,13 +31,15 @@ import type { JobProgress, QdrantSettings, SourceRecord, StoreConfig, StoreType 
 // The engine API: one entry for the CLI, the TUI's job child and the watcher. Every mutation of
 // a store runs under its lock; indexing goes through runSync.
 
-export const DEFAULT_CHUNK: ChunkParams = { chunkTokens: 800, overlapTokens: 120 };
+export const DEFAULT_CHUNK: ChunkParams = { ...DEFAULT_CHUNK_PARAMS };
 
 export interface JobHooks {
   confirm?: (reviews: ReadonlyMap<string, Review>) => Promise<boolean>;
   signal?: AbortSignal;
   onProgress?: (p: JobProgress) => void;
   ports?: PipelinePorts;
+  /** Update now: extract again the files whose extraction failed before, even if unchanged. */
+  retryFailed?: boolean;
 }
 
 export interface CreateStoreInput {
@@ -74,17 +77,7 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
   // A directory of this id without a store (a leftover) is cleared below; a store is never replaced.
   if (existing.some((s) => s.id === id)) throw createError('STORE_EXISTS', { name });
   const chunk = { ...DEFAULT_CHUNK, ...input.chunk };
-  if (
-    chunk.chunkTokens < 50 ||
-    chunk.chunkTokens > 8192 ||
-    chunk.overlapTokens < 0 ||
-    chunk.overlapTokens >= chunk.chunkTokens
-  ) {
-    throw createError('INVALID_ARGUMENT', {
-      name: 'chunk',
-      reason: `chunk size ${chunk.chunkTokens} / overlap ${chunk.overlapTokens}`,
-    });
-  }
+  validateChunkParams(chunk);
   const model = await resolveModel(input.modelId, home);
   if (input.dimension !== undefined && input.dimension !== model.fingerprint.dimension) {
     throw createError('MODEL_DIMENSION_MISMATCH', {
@@ -204,6 +197,8 @@ export function newSourceRecord(
     chunks: 0,
     problems: 0,
     problemList: [],
+    skipped: 0,
+    skippedList: [],
     hashes: {},
   };
 }
@@ -397,6 +392,7 @@ function hooksFor(
   lines: ReturnType<typeof createStatusLineRenderer>,
 ) {
   return {
+    retryFailed: hooks.retryFailed,
     confirm: hooks.confirm,
     signal: hooks.signal,
     onProgress: (p: JobProgress) => {

@@ -15,6 +15,7 @@ import {
   storeTombstonePath,
 } from '../storage/paths.js';
 import { killPoint } from '../util/kill-points.js';
+import { migrateSourceCounts } from './source-counts.js';
 import { type StoreConfig, storeConfigSchema } from './store-types.js';
 
 // store.json: configuration + source table. The snapshot, not this file, is the truth about
@@ -41,9 +42,10 @@ export function storeIdFor(name: string, opts: { hashed?: boolean } = {}): strin
 }
 
 export async function loadStore(id: string, home = korttyHome()): Promise<StoreConfig> {
-  const cfg = await readJsonFile(storeConfigPath(id, home), storeConfigSchema, 'store configuration');
-  if (!cfg) throw createError('STORE_NOT_FOUND', { name: id });
-  return cfg;
+  const stored = await readJsonFile(storeConfigPath(id, home), storeConfigSchema, 'store configuration');
+  if (!stored) throw createError('STORE_NOT_FOUND', { name: id });
+  // Records from before skipped files were counted apart from problems.
+  return { ...stored, sources: stored.sources.map(migrateSourceCounts) };
 }
 
 export async function saveStore(

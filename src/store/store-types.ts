@@ -59,6 +59,18 @@ export const sourceProblemSchema = z.object({
 });
 export type SourceProblem = z.infer<typeof sourceProblemSchema>;
 
+/** An extraction failure remembered for a file while its content hash is unchanged. */
+export const failedDocSchema = z.object({
+  /** Complete-file sha256 of the content that failed. */
+  sha256: z.string(),
+  /** The skip reason (a SkipReason such as pdf-timeout). */
+  reason: z.string(),
+  explanation: z.string().optional(),
+  /** When it failed (ISO 8601). */
+  failedAt: z.string(),
+});
+export type FailedDoc = z.infer<typeof failedDocSchema>;
+
 export const sourceRecordSchema = z.object({
   id: z.string().min(1),
   path: z.string().min(1),
@@ -72,18 +84,31 @@ export const sourceRecordSchema = z.object({
   limitedMonitoring: z.string().optional(),
   files: count,
   chunks: count,
+  /** Files that should have been indexed and could not be (see scan/skip-kinds.ts). */
   problems: count,
   /** First problems of the last scan (bounded), for the UI. */
   problemList: z.array(sourceProblemSchema),
+  /** Files left out by design (unsupported format, binary, hidden, excluded…); absent in older
+   * files, which loadStore migrates (source-counts.ts). */
+  skipped: count.optional(),
+  /** First of them (bounded), for the UI. */
+  skippedList: z.array(sourceProblemSchema).optional(),
   lastIndexedAt: z.string().optional(),
   /** Content hashes (abs path → sha256) of the documents indexed for this source. */
   hashes: z.record(z.string(), z.string()),
+  /** Files whose extraction failed (abs path → record); not parsed again while unchanged. */
+  failed: z.record(z.string(), failedDocSchema).optional(),
+  /** Chunks the last update of this source embedded, and chunks that kept their vector. */
+  lastChunksEmbedded: count.optional(),
+  lastChunksReused: count.optional(),
   /** Qdrant stores: the point generation search may see for this source. */
   qdrantGeneration: z.string().optional(),
   /** Qdrant stores: the last push failed; the next update pushes this source again. */
   qdrantDirty: z.boolean().optional(),
 });
-export type SourceRecord = z.infer<typeof sourceRecordSchema>;
+/** A source as store.json may hold it (older files lack the skipped counts). */
+export type StoredSourceRecord = z.infer<typeof sourceRecordSchema>;
+export type SourceRecord = StoredSourceRecord & { skipped: number; skippedList: SourceProblem[] };
 
 export const storeConfigSchema = z.object({
   version: z.literal(1),
@@ -100,7 +125,7 @@ export const storeConfigSchema = z.object({
   sources: z.array(sourceRecordSchema),
   createdAt: z.string(),
 });
-export type StoreConfig = z.infer<typeof storeConfigSchema>;
+export type StoreConfig = Omit<z.infer<typeof storeConfigSchema>, 'sources'> & { sources: SourceRecord[] };
 
 export interface JobSummary {
   indexed: number;
@@ -108,6 +133,7 @@ export interface JobSummary {
   removed: number;
   skipped: number;
   chunksEmbedded: number;
+  /** Chunks of this job's sources kept from the previous snapshot (unchanged documents). */
   chunksReused: number;
   problems: number;
 }

@@ -158,7 +158,7 @@ const show = defineCommand({
       `  snapshot: ${stats.documents} documents, ${stats.chunks} chunks`,
       ...cfg.sources.map(
         (s) =>
-          `  ${s.id} ${s.kind} ${sanitizeLine(s.path)} [${s.sync}] ${s.status}${s.enabled ? '' : ' (disabled)'} files ${s.files} chunks ${s.chunks} problems ${s.problems}`,
+          `  ${s.id} ${s.kind} ${sanitizeLine(s.path)} [${s.sync}] ${s.status}${s.enabled ? '' : ' (disabled)'} files ${s.files} chunks ${s.chunks} problems ${s.problems} skipped ${s.skipped}`,
       ),
     ].join('\n');
     out({ ...cfg, snapshot: stats }, text);

@@ -1,3 +1,4 @@
+import { chunkParamsProblem, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../../chunk/params.js';
 import { STARTER_MODEL_ID } from '../../embed/starter-model.js';
 import { formatBytes } from '../../scan/units.js';
 import type { CreateStoreInput } from '../../store/engine.js';
@@ -92,7 +93,7 @@ export function createForm(models: readonly ModelChoice[]): Form {
       label: 'Chunk size',
       value: '800',
       section: 'advanced',
-      hint: 'Tokens per chunk (50 to 8192).',
+      hint: `Tokens per chunk (${MIN_CHUNK_TOKENS} to ${MAX_CHUNK_TOKENS}).`,
     },
     {
       kind: 'text',
@@ -152,10 +153,10 @@ function input(d: CreateDialog): CreateStoreInput | string {
   const int = (id: string) => Number(textOf(d.form, id));
   const size = int('chunkSize');
   const overlap = int('chunkOverlap');
-  if (!Number.isInteger(size) || size < 50 || size > 8192)
-    return 'Chunk size: a whole number of tokens from 50 to 8192';
-  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= size)
-    return 'Chunk overlap: a whole number below the chunk size';
+  const bad = chunkParamsProblem({ chunkTokens: size, overlapTokens: overlap });
+  if (bad?.name === 'chunkTokens')
+    return `Chunk size: a whole number of tokens from ${MIN_CHUNK_TOKENS} to ${MAX_CHUNK_TOKENS}`;
+  if (bad) return 'Chunk overlap: a whole number from 0 to half the chunk size';
   const dim = textOf(d.form, 'dimension');
   if (dim && !/^\d+$/.test(dim)) return 'Dimension: a whole number, or empty for the model’s own';
   const roles: Role[] = [
@@ -199,6 +200,13 @@ async function submit(ctx: Ctx, d: CreateDialog) {
     return;
   }
   await ctx.refresh();
+  // The new store is the one the user is working on now.
+  const at = ctx.state.stores.findIndex((s) => s.id === cfg.id);
+  if (at >= 0) {
+    ctx.state.storeSel = at;
+    ctx.state.sourceSel = 0;
+    ctx.state.focus = 'sources';
+  }
   d.form = { ...d.form, error: undefined };
   ctx.pop(d);
   await ctx.jobs.start(
