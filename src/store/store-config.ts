@@ -14,6 +14,7 @@ import {
   storesDir,
   storeTombstonePath,
 } from '../storage/paths.js';
+import { parseJsonText } from '../util/json-check.js';
 import { killPoint } from '../util/kill-points.js';
 import { migrateSourceCounts } from './source-counts.js';
 import { type StoreConfig, storeConfigSchema } from './store-types.js';
@@ -67,8 +68,9 @@ export async function saveStore(
     const bytes = Buffer.from(`${JSON.stringify(cfg, null, 2)}\n`);
     await atomicWrite(path, bytes, {
       env,
+      // What is read back must load: the same schema loadStore checks.
       verify: (b) => {
-        JSON.parse(b.toString('utf8'));
+        parseJsonText(b, storeConfigSchema, path, 'store configuration');
       },
     });
   } catch (err) {
