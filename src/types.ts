@@ -265,15 +265,3 @@ export interface ProfilesConfig {
   profiles: AiProfile[];
   roles: RoleAssignments;
 }
-
-/** A running job's progress, as the engine reports it and status/job-file.ts publishes it. */
-export interface JobProgress {
-  storeId: string;
-  sourceId?: string;
-  state: 'scanning' | 'extracting' | 'embedding' | 'writing' | 'activating' | 'done';
-  documents: number;
-  documentsTotal: number;
-  chunks: number;
-  problems: number;
-  percent: number;
-}

@@ -4,7 +4,7 @@ import { createError, isKorttyError } from '../errors.js';
 import { startStatusLineKeeper } from '../status/status-file.js';
 import { acquireLock, readOwner, type StoreLock } from '../storage/lock.js';
 import { serviceDir, serviceLockPath, serviceSocketPath } from '../storage/paths.js';
-import { listStores } from '../store/store-config.js';
+import { scanStores } from '../store/store-config.js';
 import { pidAlive } from '../util/pid-alive.js';
 import { buildStamp } from './build-stamp.js';
 import { createQueryHandler, type Deps, type ServiceInfo } from './query-service.js';
@@ -161,7 +161,7 @@ export async function startQueryService(opts: HostOptions): Promise<RunningServi
     }, SELF_CHECK_MS),
   );
   for (const t of timers) t.unref();
-  keeper = startStatusLineKeeper(listStores, home);
+  keeper = startStatusLineKeeper(scanStores, home);
   armIdle();
   log(`query service listening on ${socketPath} (pid ${process.pid}, ${opts.host})`);
   return { pid: process.pid, socketPath, stop: () => stop('stopped'), stopped };

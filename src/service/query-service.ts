@@ -2,7 +2,7 @@ import { createError } from '../errors.js';
 import { type SearchDeps, search } from '../retrieve/search.js';
 import { readStatus } from '../status/status-file.js';
 import type { StatusInfo } from '../status/status-model.js';
-import { listStores } from '../store/store-config.js';
+import { scanStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
 import type { SearchArgs, SearchResultWire } from './protocol.js';
 import { createStoreCatalog, type StoreCatalog } from './store-catalog.js';
@@ -107,7 +107,7 @@ export function createQueryHandler(opts: HandlerOptions): QueryHandler {
       });
     },
     async status() {
-      return { service: info(), status: await readStatus(listStores, opts.home) };
+      return { service: info(), status: await readStatus(scanStores, opts.home) };
     },
     unload() {
       return serial(async () => {

@@ -22,6 +22,7 @@ import {
   loadStore,
   removeTombstone,
   saveStore,
+  scanStores,
   storeIdFor,
   tombstoneStoreDir,
 } from './store-config.js';
@@ -121,7 +122,7 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
   }
   await clearLeftoverDir(id, home);
   await saveStore(cfg, home);
-  await refreshStatusFile(listStores, home);
+  await refreshStatusFile(scanStores, home);
   return cfg;
 }
 
@@ -164,7 +165,7 @@ export async function deleteStore(nameOrId: string, opts: { detach?: boolean } =
     await lock.release(); // the lock moved with the directory: nothing left to remove
   }
   await removeTombstone(tomb);
-  await refreshStatusFile(listStores, home);
+  await refreshStatusFile(scanStores, home);
   return { dir: storeDir(cfg.id, home), store: cfg };
 }
 
@@ -337,7 +338,7 @@ export async function storeStats(cfg: StoreConfig, home = korttyHome()) {
   return { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0) };
 }
 
-export { findStore, listStores, loadStore };
+export { findStore, listStores, loadStore, scanStores };
 
 function requireSource(cfg: StoreConfig, ref: string): SourceRecord {
   const src = findSource(cfg.sources, ref);
@@ -355,7 +356,7 @@ async function mutate<T>(storeRef: string, home: string, fn: (cfg: StoreConfig) 
     return out;
   } finally {
     await lock.release();
-    await refreshStatusFile(listStores, home);
+    await refreshStatusFile(scanStores, home);
   }
 }
 
@@ -366,7 +367,7 @@ async function job(
   home: string,
 ): Promise<SyncResult> {
   const publisher = createJobPublisher(cfg.id, cfg.name, home);
-  const lines = createStatusLineRenderer(listStores, home);
+  const lines = createStatusLineRenderer(scanStores, home);
   const ports = hooks.ports ?? (await defaultPortsFor(cfg, home));
   const jobHooks = hooksFor(hooks, publisher, lines);
   try {
@@ -381,7 +382,7 @@ async function job(
   } finally {
     await publisher.clear();
     await lines.settle();
-    await refreshStatusFile(listStores, home);
+    await refreshStatusFile(scanStores, home);
   }
 }
 

@@ -54,6 +54,8 @@ interface Loop {
   kill: string;
   /** The keys of a sequence typed so far (C-x of C-x C-c). */
   typed: string[];
+  /** The damaged stores last reported (each change is said once). */
+  lastDamaged: string;
 }
 
 export function runApp(o: AppOptions): Promise<number> {
@@ -71,6 +73,7 @@ export function runApp(o: AppOptions): Promise<number> {
     owed: false,
     kill: '',
     typed: [],
+    lastDamaged: '',
   };
   let exit: (code: number) => void = () => {};
   const exited = new Promise<number>((r) => {
@@ -159,6 +162,10 @@ async function refresh(l: Loop): Promise<void> {
   state.storeSel = Math.max(0, Math.min(idx >= 0 ? idx : state.storeSel, stores.length - 1));
   state.sourceSel = Math.max(0, Math.min(state.sourceSel, (stores[state.storeSel]?.sources.length ?? 1) - 1));
   state.loaded = true;
+  // A store whose store.json is damaged is not in the list: say so, with its file and field.
+  const damaged = (o.services.damagedStores?.() ?? []).join('; ');
+  if (damaged && damaged !== l.lastDamaged) l.ctx.notify(`damaged store: ${damaged}`, 'error');
+  l.lastDamaged = damaged;
   if (state.tab === 'runs') {
     const runs = await o.services.loadRuns(stores);
     state.runs = { ...runs, selected: Math.min(state.runs.selected, Math.max(0, runs.records.length - 1)) };
