@@ -72,7 +72,16 @@ async function fromScratch(root: string, name = 'Docs') {
   await createStore({ name, modelId: 'kortty-lexical-starter', roles: ['text'] }, home);
   await addSources(name, [{ kind: 'folder', path: root, sync: 'automatic' }], {}, home);
   const store = await findStore(name, home);
-  return { digest: (await digest(home, store.id))!, docs: await docsOf(home, store.id) };
+  return {
+    digest: (await digest(home, store.id))!,
+    docs: await docsOf(home, store.id),
+    record: recordOf(store.sources[0]!),
+  };
+}
+
+/** What store.json says about a source after a sync; the snapshot is activated before it is written. */
+function recordOf(s: { status: string; files: number; hashes?: Record<string, string> }) {
+  return JSON.stringify({ status: s.status, files: s.files, hashes: s.hashes ?? {} });
 }
 
 async function converges(
@@ -83,13 +92,19 @@ async function converges(
   what: string,
 ) {
   const want = await fromScratch(root);
+  // Both halves of a sync's commit: the snapshot, then the source's record in store.json.
   const got = await waitFor(
-    async () => ((await digest(home, storeId)) === want.digest ? true : undefined),
-    `${what}: snapshot = from-scratch index`,
+    async () =>
+      (await digest(home, storeId)) === want.digest &&
+      recordOf((await findStore(storeId, home)).sources[0]!) === want.record
+        ? true
+        : undefined,
+    `${what}: snapshot and store.json = from-scratch index`,
     60_000,
     100,
   ).catch(async (err) => {
     t.is((await docsOf(home, storeId)).join('\n'), want.docs.join('\n'), what);
+    t.is(recordOf((await findStore(storeId, home)).sources[0]!), want.record, what);
     throw err;
   });
   t.is(got, true, what);
