@@ -212,7 +212,12 @@ test.serial('root removed → MISSING → root back → re-indexed', async (t) =
     }, 'status MISSING');
     t.is(missing.files, 0);
     t.deepEqual(await docsOf(home, storeId), []);
-    t.regex(formatStatus(await readStatus(home), 'plain'), /error 1/);
+    // status.json follows once the job that recorded MISSING (and any queued behind it) is over.
+    const line = await waitFor(async () => {
+      const l = formatStatus(await readStatus(home), 'plain');
+      return /error 1/.test(l) ? l : undefined;
+    }, 'the status line to show the error');
+    t.regex(line, /error 1/);
     await waitFor(
       () => events.find((e) => e.type === 'root-missing' && e.source === sourceId),
       'the watcher to notice the missing root',
