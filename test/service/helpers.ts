@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { configPath, serviceLockPath } from '../../src/storage/paths.js';
 import { addSources, createStore } from '../../src/store/engine.js';
 import { countingPorts, homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
+import { waitFor as poll } from '../helpers/wait.js';
 
 // A real store (generated starter model, real snapshot) and the real CLI in child processes, so the
 // query service is started, found and given up on exactly as a user's commands do it.
@@ -85,19 +86,12 @@ export function alive(pid: number): boolean {
   }
 }
 
-export async function waitFor<T>(
+/** Waits for a condition (a service start can take a while on a loaded machine). */
+export const waitFor = <T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   what: string,
   timeoutMs = 60_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+) => poll(probe, what, timeoutMs, 50);
 
 /** Kills a service process (stopped or not) and waits until it is gone. */
 export async function kill(pid: number | undefined): Promise<void> {
