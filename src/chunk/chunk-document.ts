@@ -16,36 +16,15 @@
 //   range for paged documents (chunks may span pages).
 // - Whitespace-only chunks are dropped; an empty document gives no chunks.
 
-import { createError } from '../errors.js';
 import type { Chunk, ChunkParams, ExtractedDoc } from '../types.js';
+import { validateChunkParams } from './chunk-params.js';
 import { LINE, NONE, PARAGRAPH, RAW, rankAt, SOFT } from './cut-points.js';
 import { type DocText, flattenDoc, type PageSpan } from './doc-text.js';
 import { countSegmented as countTokens } from './segments.js';
 import { mapTokens, type TokenMap } from './token-map.js';
 import type { Tokenizer } from './tokenizer.js';
 
-export const DEFAULT_CHUNK_PARAMS: Readonly<ChunkParams> = Object.freeze({
-  chunkTokens: 800,
-  overlapTokens: 120,
-});
-
-/** Smallest chunk size accepted: below this, a window might hold no character boundary. */
-export const MIN_CHUNK_TOKENS = 16;
-
-export function validateChunkParams(p: ChunkParams): void {
-  if (!Number.isInteger(p.chunkTokens) || p.chunkTokens < MIN_CHUNK_TOKENS) {
-    throw createError('INVALID_ARGUMENT', {
-      name: 'chunkTokens',
-      reason: `must be an integer >= ${MIN_CHUNK_TOKENS}, got ${p.chunkTokens}`,
-    });
-  }
-  if (!Number.isInteger(p.overlapTokens) || p.overlapTokens < 0 || p.overlapTokens > p.chunkTokens / 2) {
-    throw createError('INVALID_ARGUMENT', {
-      name: 'overlapTokens',
-      reason: `must be an integer from 0 to half of chunkTokens (${p.chunkTokens / 2}), got ${p.overlapTokens}`,
-    });
-  }
-}
+export { DEFAULT_CHUNK_PARAMS } from './chunk-params.js';
 
 interface Span {
   s: number;
@@ -164,7 +143,7 @@ function bestStart(
   }
   if (bestRank >= SOFT) return { i: best, raw: false };
   if (bestRank === RAW) return { i: best, raw: true };
-  // No character boundary near the target (cannot happen for MIN_CHUNK_TOKENS+): no overlap.
+  // No character boundary near the target (cannot happen for the sizes chunk-params.ts accepts): no overlap.
   return { i: e, raw: rankAt(map, map.off[e] as number) === RAW };
 }
 

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_CHUNK_PARAMS, validateChunkParams } from '../chunk/chunk-params.js';
 import { createError, isKorttyError } from '../errors.js';
 import { openSnapshot } from '../index/snapshot-io.js';
 import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js';
@@ -27,8 +28,6 @@ import type { JobProgress, QdrantSettings, SourceRecord, StoreConfig, StoreType 
 
 // The engine API: one entry for the CLI, the TUI's job child and the watcher. Every mutation of
 // a store runs under its lock; indexing goes through runSync.
-
-export const DEFAULT_CHUNK: ChunkParams = { chunkTokens: 800, overlapTokens: 120 };
 
 export interface JobHooks {
   confirm?: (reviews: ReadonlyMap<string, Review>) => Promise<boolean>;
@@ -71,18 +70,8 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
   const id = taken.has(storeIdFor(name)) ? storeIdFor(name, { hashed: true }) : storeIdFor(name);
   // A directory of this id without a store (a leftover) is cleared below; a store is never replaced.
   if (existing.some((s) => s.id === id)) throw createError('STORE_EXISTS', { name });
-  const chunk = { ...DEFAULT_CHUNK, ...input.chunk };
-  if (
-    chunk.chunkTokens < 50 ||
-    chunk.chunkTokens > 8192 ||
-    chunk.overlapTokens < 0 ||
-    chunk.overlapTokens >= chunk.chunkTokens
-  ) {
-    throw createError('INVALID_ARGUMENT', {
-      name: 'chunk',
-      reason: `chunk size ${chunk.chunkTokens} / overlap ${chunk.overlapTokens}`,
-    });
-  }
+  const chunk = { ...DEFAULT_CHUNK_PARAMS, ...input.chunk };
+  validateChunkParams(chunk);
   const model = await resolveModel(input.modelId, home);
   if (input.dimension !== undefined && input.dimension !== model.fingerprint.dimension) {
     throw createError('MODEL_DIMENSION_MISMATCH', {

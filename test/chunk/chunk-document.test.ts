@@ -10,6 +10,7 @@ import {
   DEFAULT_CHUNK_PARAMS,
   type PlacedChunk,
 } from '../../src/chunk/chunk-document.js';
+import { CHUNK_TOKENS } from '../../src/chunk/chunk-params.js';
 import { flattenDoc } from '../../src/chunk/doc-text.js';
 import { countTokens, disposeTokenizer, getTokenizer } from '../../src/chunk/tokenizer.js';
 import type { ChunkParams, ExtractedDoc } from '../../src/types.js';
@@ -203,7 +204,7 @@ test('multibyte text (CJK, emoji sequences, combining marks) round-trips at any 
     'e\u0301a\u0308o\u0302 '.repeat(80) +
     '\n' +
     Array.from({ length: 500 }, (_, i) => String.fromCodePoint(0x20000 + i)).join('');
-  for (const params of [P, { chunkTokens: 16, overlapTokens: 4 }, { chunkTokens: 17, overlapTokens: 0 }]) {
+  for (const params of [P, { chunkTokens: 50, overlapTokens: 25 }, { chunkTokens: 51, overlapTokens: 0 }]) {
     checkChunking(t, lines(text), params);
   }
 });
@@ -229,7 +230,7 @@ test('random text: invariants hold for any content and parameters', (t) => {
   fc.assert(
     fc.property(
       fc.array(fc.constantFrom(...pieces), { maxLength: 400 }),
-      fc.integer({ min: 16, max: 120 }),
+      fc.integer({ min: CHUNK_TOKENS.min, max: 160 }),
       fc.integer({ min: 0, max: 60 }),
       (parts, chunkTokens, ov) => {
         const overlapTokens = Math.min(ov, Math.floor(chunkTokens / 2));
@@ -243,7 +244,8 @@ test('random text: invariants hold for any content and parameters', (t) => {
 test('chunk parameters are validated', (t) => {
   const doc = lines('some text');
   for (const params of [
-    { chunkTokens: 8, overlapTokens: 0 },
+    { chunkTokens: CHUNK_TOKENS.min - 1, overlapTokens: 0 },
+    { chunkTokens: CHUNK_TOKENS.max + 1, overlapTokens: 0 },
     { chunkTokens: 100.5, overlapTokens: 0 },
     { chunkTokens: 100, overlapTokens: 51 },
     { chunkTokens: 100, overlapTokens: -1 },

@@ -1,3 +1,9 @@
+import {
+  CHUNK_TOKENS,
+  chunkParamsProblem,
+  DEFAULT_CHUNK_PARAMS,
+  maxOverlapTokens,
+} from '../../chunk/chunk-params.js';
 import { STARTER_MODEL_ID } from '../../embed/starter-model.js';
 import { formatBytes } from '../../scan/units.js';
 import type { CreateStoreInput } from '../../store/engine.js';
@@ -90,17 +96,17 @@ export function createForm(models: readonly ModelChoice[]): Form {
       kind: 'text',
       id: 'chunkSize',
       label: 'Chunk size',
-      value: '800',
+      value: String(DEFAULT_CHUNK_PARAMS.chunkTokens),
       section: 'advanced',
-      hint: 'Tokens per chunk (50 to 8192).',
+      hint: `Tokens per chunk (${CHUNK_TOKENS.min} to ${CHUNK_TOKENS.max}).`,
     },
     {
       kind: 'text',
       id: 'chunkOverlap',
       label: 'Chunk overlap',
-      value: '120',
+      value: String(DEFAULT_CHUNK_PARAMS.overlapTokens),
       section: 'advanced',
-      hint: 'Tokens shared by neighbouring chunks.',
+      hint: 'Tokens shared by neighbouring chunks (at most half a chunk).',
     },
     {
       kind: 'check',
@@ -152,10 +158,10 @@ function input(d: CreateDialog): CreateStoreInput | string {
   const int = (id: string) => Number(textOf(d.form, id));
   const size = int('chunkSize');
   const overlap = int('chunkOverlap');
-  if (!Number.isInteger(size) || size < 50 || size > 8192)
-    return 'Chunk size: a whole number of tokens from 50 to 8192';
-  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= size)
-    return 'Chunk overlap: a whole number below the chunk size';
+  const chunkProblem = chunkParamsProblem({ chunkTokens: size, overlapTokens: overlap });
+  if (chunkProblem?.name === 'chunkTokens')
+    return `Chunk size: a whole number of tokens from ${CHUNK_TOKENS.min} to ${CHUNK_TOKENS.max}`;
+  if (chunkProblem) return `Chunk overlap: a whole number from 0 to ${maxOverlapTokens(size)}`;
   const dim = textOf(d.form, 'dimension');
   if (dim && !/^\d+$/.test(dim)) return 'Dimension: a whole number, or empty for the model’s own';
   const roles: Role[] = [
