@@ -8,21 +8,17 @@
 // A record made by an MCP tool call carries `via` (which tool, which client); its `profile` is ''.
 // Fields are only ever added as optional ones, so older records still read.
 
-import type { ActionKind, Excerpt, RetrievalMode } from '../types.js';
+import type { ActionKind, ChunkLocation, Excerpt, RetrievalMode } from '../types.js';
 
 export const RUN_VERSION = 1;
 export const RUN_LINE_PREFIX = '{"v":1,';
 
-export interface RunExcerpt {
+export interface RunExcerpt extends ChunkLocation {
   marker: string;
   storeId: string;
   storeName: string;
   sourceId: string;
   path: string;
-  lineStart?: number;
-  lineEnd?: number;
-  pageStart?: number;
-  pageEnd?: number;
   chunkId: string;
   contentSha256: string;
   vectorRank?: number;
