@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configPath, serviceLockPath } from '../../src/storage/paths.js';
 import { addSources, createStore } from '../../src/store/engine.js';
+import { pidAlive } from '../../src/util/pid-alive.js';
 import { countingPorts, homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
 import { waitFor as poll } from '../helpers/wait.js';
 
@@ -77,14 +78,8 @@ export async function servicePid(home: string): Promise<number | undefined> {
   }
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** The product's own liveness check (a zombie counts as gone). */
+export const alive = pidAlive;
 
 /** Waits for a condition (a service start can take a while on a loaded machine). */
 export const waitFor = <T>(
