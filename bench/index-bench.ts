@@ -21,7 +21,7 @@ import {
 } from '../src/index/snapshot-types.js';
 import { mulberry32 as rng } from '../test/helpers/prng.js';
 
-// Snapshot and HNSW figures for issue 3 (STORAGE.md quotes them). Every ratio has an anchor
+// Snapshot and HNSW figures (STORAGE.md quotes them). Every ratio has an anchor
 // measured in the same run. KORTTY_BENCH_SCALE=0.05 scales the 100k chunks down for a smoke run;
 // KORTTY_BENCH_HNSW_SWEEP=1 adds the M / efConstruction / ef sweep the defaults were chosen from.
 

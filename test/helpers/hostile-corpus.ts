@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildLoopingPdf, buildTextPdf } from '../fixtures/pdf.js';
 import { mulberry32 as seeded } from './prng.js';
 
-// Generated hostile file trees for the reliability suite (issue 8, item 4). Deterministic: the
+// Generated hostile file trees for the reliability suite. Deterministic: the
 // same seed gives the same bytes and names. Everything is written under a root the caller owns.
 
 const WORDS = 'ledger vector harbor quartz meadow signal copper lantern orbit cedar prism tundra'.split(' ');

@@ -1,4 +1,4 @@
-// A deterministic corpus of hostile documents (issue 8, item 6): instructions to ignore the
+// A deterministic corpus of hostile documents: instructions to ignore the
 // rules, to call tools, to reveal secrets; forged wrapper closings in many spellings; forged
 // markers and excerpt headers; chat-template control tokens of many model families. The lists
 // here are written independently of src/retrieve/sanitize.ts on purpose, so the corpus can
