@@ -1,7 +1,10 @@
 import { chunkDocument, DEFAULT_CHUNK_PARAMS } from '../src/chunk/chunk-document.js';
 import { getTokenizer } from '../src/chunk/tokenizer.js';
-import type { ExtractedDoc } from '../src/types.js';
+import type { Chunk, ChunkParams, ExtractedDoc } from '../src/types.js';
 import { mulberry32 as prng } from '../test/helpers/prng.js';
+import { greedyChunks } from './greedy-chunker.js';
+
+export { prng };
 
 // Chunking cost over its anchor, measured in the same run on the same text: the time of
 // `chunkDocument` (encode once + boundary choice + slicing + line ranges) over the time of bare
@@ -10,6 +13,9 @@ import { mulberry32 as prng } from '../test/helpers/prng.js';
 // Corpus: KORTTY_BENCH_CHUNK_MB (default 20) MB of generated documents, 2–64 KB each, half prose
 // (sentences, paragraphs, Markdown headings) and half code (indented lines, identifiers, numbers,
 // comments), plus a few paged documents as PDFs give them.
+//
+// Also from the same corpus: chunk sizes (content-defined cuts cap chunks at chunkTokens and vary
+// below it) and how many chunks a one-line edit re-makes, both against v0.1's greedy chunker.
 
 const PROSE =
   'the of and to in is for on with that as by this from are be or at an it not which have has was were will can ' +
@@ -20,7 +26,7 @@ const IDENTS =
   'value result index count offset buffer tokens chunk params options config store source path name size ' +
   'start end line page text error reason signal timeout limit map list set entry node child parent key';
 
-function proseDoc(rnd: () => number, bytes: number): string {
+export function proseDoc(rnd: () => number, bytes: number): string {
   const words = PROSE.split(' ');
   const pick = () => words[Math.floor(rnd() * words.length)] as string;
   const out: string[] = [];
@@ -42,7 +48,7 @@ function proseDoc(rnd: () => number, bytes: number): string {
   return `${out.join('\n\n')}\n`;
 }
 
-function codeDoc(rnd: () => number, bytes: number): string {
+export function codeDoc(rnd: () => number, bytes: number): string {
   const ids = IDENTS.split(' ');
   const id = () => ids[Math.floor(rnd() * ids.length)] as string;
   const lines: string[] = [];
@@ -143,6 +149,8 @@ export async function benchChunk(): Promise<{ name: string; ratio: number; detai
     });
   }
   const bytes = texts.reduce((a, t) => a + Buffer.byteLength(t, 'utf8'), 0);
+  const sizes = chunkSizes(docs, params, tok);
+  const edits = editLocality(docs, params, tok);
   return [
     {
       name: 'chunking / bare tiktoken encode_ordinary',
@@ -153,7 +161,98 @@ export async function benchChunk(): Promise<{ name: string; ratio: number; detai
         `encode ${bareCpu.toFixed(0)} ms; wall: chunk ${chunkWall.toFixed(0)} ms vs encode ${bareWall.toFixed(0)} ms ` +
         `(${(chunkWall / bareWall).toFixed(2)}x)`,
     },
+    sizes,
+    edits,
   ];
+}
+
+type ChunkFn = (d: ExtractedDoc, p: ChunkParams, tok: ReturnType<typeof getTokenizer>) => Chunk[];
+
+/** Mean tokens of every chunk but each document's last (which holds whatever is left). */
+function meanSize(
+  docs: readonly ExtractedDoc[],
+  params: ChunkParams,
+  tok: ReturnType<typeof getTokenizer>,
+  fn: ChunkFn,
+) {
+  let sum = 0;
+  let n = 0;
+  let small = 0;
+  for (const d of docs) {
+    const cs = fn(d, params, tok);
+    for (const c of cs.slice(0, -1)) {
+      sum += c.tokens;
+      n++;
+      if (c.tokens < params.chunkTokens / 2) small++;
+    }
+  }
+  return { mean: sum / Math.max(1, n), n, small };
+}
+
+function chunkSizes(
+  docs: readonly ExtractedDoc[],
+  params: ChunkParams,
+  tok: ReturnType<typeof getTokenizer>,
+) {
+  const cd = meanSize(docs, params, tok, chunkDocument);
+  const greedy = meanSize(docs, params, tok, greedyChunks);
+  return {
+    name: 'chunk size: mean tokens, content-defined / greedy',
+    ratio: cd.mean / greedy.mean,
+    details:
+      `mean ${cd.mean.toFixed(0)} tokens (cap ${params.chunkTokens}, ${cd.small} of ${cd.n} under half) vs ` +
+      `${greedy.mean.toFixed(0)} with v0.1's greedy cuts; each document's last chunk not counted`,
+  };
+}
+
+/** New chunk texts per one-line insertion and deletion at 1/4, 1/2 and 3/4 of the longer line documents. */
+function editLocality(
+  docs: readonly ExtractedDoc[],
+  params: ChunkParams,
+  tok: ReturnType<typeof getTokenizer>,
+) {
+  const long = docs
+    .filter(
+      (d): d is Extract<ExtractedDoc, { kind: 'lines' }> => d.kind === 'lines' && d.text.length > 40_000,
+    )
+    .slice(0, 60);
+  const fresh = (fn: ChunkFn, before: string, after: string) => {
+    const old = new Set(
+      fn({ kind: 'lines', text: before, sourceLines: true }, params, tok).map((c) => c.text),
+    );
+    return fn({ kind: 'lines', text: after, sourceLines: true }, params, tok).filter((c) => !old.has(c.text))
+      .length;
+  };
+  const tally = { cd: 0, greedy: 0, cdMax: 0, greedyMax: 0, edits: 0 };
+  for (const d of long) {
+    const lines = d.text.split('\n');
+    for (const at of [0.25, 0.5, 0.75]) {
+      const i = Math.floor(lines.length * at);
+      const inserted = [
+        ...lines.slice(0, i),
+        'One line inserted by an edit of this document.',
+        ...lines.slice(i),
+      ];
+      const deleted = [...lines.slice(0, i), ...lines.slice(i + 1)];
+      for (const edited of [inserted, deleted]) {
+        const a = fresh(chunkDocument, d.text, edited.join('\n'));
+        const b = fresh(greedyChunks, d.text, edited.join('\n'));
+        tally.cd += a;
+        tally.greedy += b;
+        tally.cdMax = Math.max(tally.cdMax, a);
+        tally.greedyMax = Math.max(tally.greedyMax, b);
+        tally.edits++;
+      }
+    }
+  }
+  return {
+    name: 'edit locality: chunks re-made per line edit, content-defined / greedy',
+    ratio: tally.cd / Math.max(1, tally.greedy),
+    details:
+      `${tally.edits} one-line insertions and deletions in ${long.length} documents over 40 KB: ` +
+      `${(tally.cd / tally.edits).toFixed(2)} new chunks per edit (max ${tally.cdMax}) vs ` +
+      `${(tally.greedy / tally.edits).toFixed(2)} (max ${tally.greedyMax}) with greedy cuts`,
+  };
 }
 
 // Run directly: node dist/bench/chunk-bench.js

@@ -42,7 +42,8 @@ export async function benchMcp(): Promise<BenchRow[]> {
   const files = Number(process.env.KORTTY_BENCH_MCP_FILES ?? 200);
   const queries = Number(process.env.KORTTY_BENCH_MCP_QUERIES ?? 100);
   const home = await mkdtemp(join(tmpdir(), 'kortty-bench-mcp-'));
-  const docs = join(home, 'docs');
+  // The documents sit next to the data directory: a source inside it is refused.
+  const docs = `${home}-docs`;
   const r = rng(42);
   try {
     for (let i = 0; i < files; i++) {
@@ -147,5 +148,6 @@ export async function benchMcp(): Promise<BenchRow[]> {
     }
   } finally {
     await rm(home, { recursive: true, force: true });
+    await rm(docs, { recursive: true, force: true });
   }
 }

@@ -13,9 +13,14 @@ export interface BenchRow {
 
 const SUITES: Record<string, () => Promise<BenchRow[]>> = {
   scan: async () => (await import('./scan-bench.js')).benchScan(),
+  extract: async () => (await import('./extract-bench.js')).benchExtract(),
   chunk: async () => (await import('./chunk-bench.js')).benchChunk(),
   embed: async () => (await import('./embed-bench.js')).benchEmbed(),
-  index: async () => (await import('./index-bench.js')).benchIndex(),
+  index: async () => [
+    ...(await (await import('./sync-bench.js')).benchSync()),
+    ...(await (await import('./index-bench.js')).benchIndex()),
+  ],
+  sync: async () => (await import('./sync-bench.js')).benchSync(),
   store: async () => (await import('./store-bench.js')).benchStore(),
   retrieval: async () => [
     ...(await (await import('./retrieval-bench.js')).benchRetrieval()),

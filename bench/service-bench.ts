@@ -72,9 +72,10 @@ function corpus(): Record<string, string> {
 export async function benchService(): Promise<BenchRow[]> {
   const runs = Number(process.env.KORTTY_BENCH_SERVICE_RUNS ?? 25);
   const home = await mkdtemp(join(tmpdir(), 'kortty-bench-service-'));
+  // The documents sit next to the data directory: a source inside it is refused.
+  const docs = `${home}-docs`;
   const env = { ...process.env, KORTTY_HOME: home };
   try {
-    const docs = join(home, 'docs');
     await mkdir(docs, { recursive: true });
     for (const [name, text] of Object.entries(corpus())) await writeFile(join(docs, name), text);
     await createStore({ name: 'bench', modelId: STARTER_MODEL_ID }, home);
@@ -131,5 +132,6 @@ export async function benchService(): Promise<BenchRow[]> {
   } finally {
     await run(process.execPath, [BIN, 'service', 'stop'], { env }).catch(() => {});
     await rm(home, { recursive: true, force: true });
+    await rm(docs, { recursive: true, force: true });
   }
 }

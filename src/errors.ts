@@ -23,6 +23,8 @@ export const ERROR_MESSAGES = {
   SOURCE_EXISTS: (d) => `${d.path} is already covered by source ${d.existing}`,
   SOURCE_OVERLAP: (d) => `${d.path} overlaps the existing source ${d.existing}`,
   SOURCE_UNKNOWN: (d) => `no source ${d.id} in store "${d.store}"`,
+  SOURCE_DATA_DIR: (d) =>
+    `${d.path} ${d.relation} the kortty data directory ${d.home}; indexing it would index the stores' own files (store.json, jobs, run logs), so it is refused`,
   STORE_BUSY: (d) =>
     d.lost
       ? `store "${d.store}": this job stalled longer than ${d.staleMs} ms and lost its lock${d.pid ? ` to pid ${d.pid}` : ''}; nothing was activated`

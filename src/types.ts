@@ -35,6 +35,9 @@ export type SkipReason =
   | 'pdf-invalid'
   | 'pdf-timeout'
   | 'docx-invalid'
+  | 'docx-too-large'
+  | 'html-invalid'
+  | 'extract-limit'
   | 'empty-text'
   | 'bound-reached';
 
@@ -58,6 +61,8 @@ export interface ReviewRow {
   /** Decoded characters (code points, BOM excluded) of accepted UTF-8 files; unset for PDF/docx,
    * whose text is only known after extraction. */
   chars?: number;
+  /** `dev:ino` of the accepted file the scan read: extraction opens this file and no other. */
+  fileId?: string;
 }
 
 export type PreviewBound = 'files' | 'bytes' | 'chars';
@@ -84,6 +89,25 @@ export interface Review {
   summary: ReviewSummary;
   /** Set when a preview bound stopped the scan; the preview is incomplete and must not be confirmed blindly. */
   stoppedBy?: { bound: PreviewBound; message: string };
+  /** Folder sources: `dev:ino` of each directory the scan entered, by root-relative path ('' = root). */
+  dirIds?: Record<string, string>;
+}
+
+/**
+ * One accepted file as the scan found it, for extraction to open exactly that file again: the
+ * directories from the root down must still be the ones entered, the file the one read, with the
+ * size and content hash read (see src/scan/open-scanned.ts).
+ */
+export interface ScannedFile {
+  /** Absolute path of the source root. */
+  root: string;
+  /** Names from the root down to the file; empty when the source is this one file. */
+  names: string[];
+  /** `dev:ino` of the root and of each directory below it on the way to the file (one per name but the last). */
+  dirIds: string[];
+  fileId: string;
+  size: number;
+  sha256: string;
 }
 
 /** Per-source advanced options. */

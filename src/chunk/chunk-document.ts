@@ -1,10 +1,11 @@
-// The chunker (pure): deterministic token windows with overlap, cut at paragraph or line
-// boundaries near the target size.
+// The chunker (pure): deterministic token windows with overlap, cut at content-defined points.
 //
-// - The document is encoded once (see token-map.ts); chunk edges are token boundaries, chosen from
-//   the last quarter of the target window, preferring a paragraph end, then a line end, then a
-//   word start; only if none exists there, any boundary between two characters (never inside a
-//   UTF-8 character).
+// - The document is encoded once (see token-map.ts); chunk edges are token boundaries. Where chunks
+//   end is planned in cut-plan.ts: by the strength of each boundary (a paragraph end, then a line
+//   end, then a word start, then any boundary between two characters, never inside a UTF-8
+//   character; ties by a hash of the bytes around it), so cuts depend on the text near them and an
+//   edit changes only the chunks around it.
+// - Every chunk has at most chunkTokens tokens (overlap included); they average ~0.77 of it.
 // - The next chunk starts ~overlapTokens before the previous end, snapped to the nearest line
 //   start within a quarter of the overlap, else to a word start, else to a character boundary.
 // - `tokens` is `countTokens(chunk.text)` (tokenizer.ts): equal to `encode_ordinary(text).length`
@@ -17,14 +18,21 @@
 // - Whitespace-only chunks are dropped; an empty document gives no chunks.
 
 import type { Chunk, ChunkParams, ExtractedDoc } from '../types.js';
-import { validateChunkParams } from './chunk-params.js';
-import { LINE, NONE, PARAGRAPH, RAW, rankAt, SOFT } from './cut-points.js';
+import { planCuts } from './cut-plan.js';
+import { NONE, RAW, rankAt } from './cut-points.js';
 import { type DocText, flattenDoc, type PageSpan } from './doc-text.js';
+import { validateChunkParams } from './params.js';
 import { countSegmented as countTokens } from './segments.js';
 import { mapTokens, type TokenMap } from './token-map.js';
 import type { Tokenizer } from './tokenizer.js';
 
-export { DEFAULT_CHUNK_PARAMS } from './chunk-params.js';
+export {
+  chunkParamsProblem,
+  DEFAULT_CHUNK_PARAMS,
+  MAX_CHUNK_TOKENS,
+  MIN_CHUNK_TOKENS,
+  validateChunkParams,
+} from './params.js';
 
 interface Span {
   s: number;
@@ -63,88 +71,27 @@ function place(doc: ExtractedDoc, params: ChunkParams, tok: Tokenizer, offsets: 
 function planSpans(map: TokenMap, params: ChunkParams, tok: Tokenizer): Span[] {
   const { n, off, bytes } = map;
   const C = params.chunkTokens;
-  const O = params.overlapTokens;
-  const window = Math.max(1, Math.floor(C / 4));
-  const snap = Math.max(1, Math.floor(O / 4));
+  const planned = planCuts(map, C, params.overlapTokens);
   const spans: Span[] = [];
-  let s = 0;
-  let sRaw = false;
-  while (s < n) {
-    let e: number;
-    let eRaw = false;
-    if (n - s <= C) {
-      e = n;
-    } else {
-      e = bestEnd(map, s, s + C, window);
-      eRaw = rankAt(map, off[e] as number) === RAW;
-    }
+  let prevEnd = 0;
+  for (const p of planned) {
+    // A previous chunk shortened below (raw edges) must not leave a gap before this one.
+    const s = Math.min(p.s, prevEnd);
+    let e = p.e;
     let tokens = e - s;
-    if (sRaw || eRaw) {
+    const raw = (i: number) => i > 0 && i < n && rankAt(map, off[i] as number) === RAW;
+    if (raw(s) || raw(e)) {
       // Counts of edges cut inside a pre-tokenizer piece may differ from the slice: measure.
       tokens = countTokens(bytes.toString('utf8', off[s], off[e]), tok);
       while (tokens > C) {
         e = charBoundaryAtOrBefore(map, e - Math.max(1, tokens - C), s);
         tokens = countTokens(bytes.toString('utf8', off[s], off[e]), tok);
       }
-      eRaw = e < n && rankAt(map, off[e] as number) === RAW;
     }
     spans.push({ s, e, tokens });
-    if (e >= n) break;
-    if (O === 0) {
-      s = e;
-      sRaw = eRaw;
-      continue;
-    }
-    const next = bestStart(map, s, e, e - O, snap);
-    s = next.i;
-    sRaw = next.raw;
+    prevEnd = e;
   }
   return spans;
-}
-
-/** Latest boundary of the best rank in [target - window, target]; RAW only as a last resort. */
-function bestEnd(map: TokenMap, s: number, target: number, window: number): number {
-  const lo = Math.max(s + 1, target - window);
-  let best = -1;
-  let bestRank = NONE;
-  for (let i = target; i >= lo && bestRank < PARAGRAPH; i--) {
-    const r = rankAt(map, map.off[i] as number);
-    if (r > bestRank) {
-      best = i;
-      bestRank = r;
-    }
-  }
-  if (bestRank >= RAW) return best;
-  return charBoundaryAtOrBefore(map, lo - 1, s);
-}
-
-/** Boundary nearest to `target` within ±snap: a line start, else a word start, else any character boundary. */
-function bestStart(
-  map: TokenMap,
-  s: number,
-  e: number,
-  target: number,
-  snap: number,
-): { i: number; raw: boolean } {
-  const lo = Math.max(s + 1, target - snap);
-  const hi = Math.min(e - 1, target + snap);
-  let best = -1;
-  let bestRank = NONE;
-  let bestDist = Number.POSITIVE_INFINITY;
-  for (let i = lo; i <= hi; i++) {
-    let r = rankAt(map, map.off[i] as number);
-    if (r === PARAGRAPH) r = LINE; // any line start will do; prefer the closest
-    const d = Math.abs(i - target);
-    if (r > bestRank || (r === bestRank && d < bestDist)) {
-      best = i;
-      bestRank = r;
-      bestDist = d;
-    }
-  }
-  if (bestRank >= SOFT) return { i: best, raw: false };
-  if (bestRank === RAW) return { i: best, raw: true };
-  // No character boundary near the target (cannot happen for the sizes chunk-params.ts accepts): no overlap.
-  return { i: e, raw: rankAt(map, map.off[e] as number) === RAW };
 }
 
 /** Largest i in (s, from] whose byte offset is a character boundary; s + 1 at worst. */

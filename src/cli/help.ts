@@ -1,3 +1,4 @@
+import { width as displayWidth } from '../util/display-width.js';
 import {
   allOptions,
   type Command,
@@ -11,8 +12,8 @@ import {
 
 const BIN = 'kortty-rag';
 
-/** Terminal cells of help text; help is ASCII, but the width rule lives in one place. */
-const cells = (s: string) => s.length;
+/** Terminal cells of help text, by the one width rule (src/util/display-width.ts). */
+const cells = displayWidth;
 const padTo = (s: string, width: number) => s + ' '.repeat(Math.max(0, width - cells(s)));
 
 /** Help fits an 80-column terminal. */

@@ -1,5 +1,6 @@
 import type { JobProgress, JobSummary } from '../store/store-types.js';
 import type { Review } from '../types.js';
+import { width } from '../util/display-width.js';
 import { sanitizeLine } from '../util/terminal-text.js';
 import type { CliIO } from './io.js';
 
@@ -58,7 +59,7 @@ export function formatReviewSummary(r: Review): string {
 
 /** Terminal cells of a (sanitized) cell; the one place the CLI tables measure width. */
 export function cellWidth(s: string): number {
-  return s.length;
+  return width(s);
 }
 
 /** Left-aligned columns, two spaces apart; cells are sanitized to one line first. */

@@ -1,11 +1,11 @@
 // HTML to readable text (pure): no markup, no script/style/template content, headings and
 // paragraphs kept as blank-line-separated blocks, links as their text, tables as aligned rows.
 
-import { convert, type HtmlToTextOptions } from 'html-to-text';
+import { compile, type HtmlToTextOptions } from 'html-to-text';
 
 const SKIP = ['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'head', 'img'];
 
-const OPTIONS: HtmlToTextOptions = {
+export const HTML_TO_TEXT_OPTIONS: HtmlToTextOptions = {
   wordwrap: false,
   // A document can be large; html-to-text's default cap would silently drop the rest.
   limits: { maxInputLength: Number.MAX_SAFE_INTEGER, ellipsis: '' },
@@ -21,8 +21,13 @@ const OPTIONS: HtmlToTextOptions = {
   ],
 };
 
+// Compiled once: html-to-text's convert() compiles the selectors on every call, which costs
+// milliseconds per document (more than converting a typical page).
+let converter: ((html: string) => string) | undefined;
+
 export function htmlToText(html: string): string {
-  const text = convert(html, OPTIONS);
+  converter ??= compile(HTML_TO_TEXT_OPTIONS);
+  const text = converter(html);
   // Trailing spaces from table padding and runs of 3+ newlines add nothing for retrieval.
   return text
     .replace(/[ \t]+\n/g, '\n')

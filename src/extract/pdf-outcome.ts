@@ -2,13 +2,6 @@
 
 import type { SkipReason } from '../types.js';
 
-/** Messages the child sends over IPC, in order: the hash of the bytes it read, pages, then exactly one `done` or `error`. */
-export type ChildMessage =
-  | { t: 'hash'; sha256: string }
-  | { t: 'page'; text: string }
-  | { t: 'done' }
-  | { t: 'error'; message: string };
-
 export type PdfSkipReason = Extract<
   SkipReason,
   'pdf-encrypted' | 'pdf-no-text' | 'pdf-invalid' | 'pdf-timeout'
@@ -49,9 +42,15 @@ export interface ChildExit {
   timedOut: boolean;
   timeoutMs: number;
   heapMb: number;
+  /** Killed for resident memory above `rssMb` (buffers outside the V8 heap count there). */
+  rssExceeded?: boolean;
+  rssMb?: number;
 }
 
-/** The child ended without sending `done` or `error`. */
+/** V8's own report when the heap cap is reached. */
+export const HEAP_EXHAUSTED = /heap out of memory|Allocation failed|Reached heap limit/i;
+
+/** The child ended without an answer. */
 export function classifyExit(x: ChildExit): PdfFailure {
   if (x.timedOut) {
     return {
@@ -59,11 +58,17 @@ export function classifyExit(x: ChildExit): PdfFailure {
       reason: `PDF parsing exceeded ${x.timeoutMs} ms; the parser was stopped`,
     };
   }
-  if (/heap out of memory|Allocation failed|Reached heap limit/i.test(x.stderr)) {
+  if (HEAP_EXHAUSTED.test(x.stderr)) {
     // Same code as a timeout: the document is too costly to parse within the limits.
     return {
       skipReason: 'pdf-timeout',
       reason: `PDF parsing exceeded the ${x.heapMb} MiB memory cap; the parser was stopped`,
+    };
+  }
+  if (x.rssExceeded) {
+    return {
+      skipReason: 'pdf-timeout',
+      reason: `PDF parsing used more than ${x.rssMb} MiB of memory; the parser was stopped`,
     };
   }
   const how = x.signal ? `signal ${x.signal}` : `exit code ${x.code}`;

@@ -13,7 +13,7 @@ import { runsDir } from '../storage/paths.js';
 import { listStores } from '../store/store-config.js';
 import type { SourceRecord, StoreConfig } from '../store/store-types.js';
 import type { Candidate, Excerpt } from '../types.js';
-import { formatRefusal, nameRefusal, readInsideRoot } from './safe-open.js';
+import { formatRefusal, nameRefusal, readExcerptFile } from './excerpt-file.js';
 import type { ExcerptRef, ReadArgs, SearchArgs } from './tools.js';
 
 // One MCP connection: the tools' logic over the same search(), bounds, block and policy as
@@ -266,7 +266,7 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
             path: sanitizeInline(path),
             reason: 'not an indexed document of its source (excluded by its rules, or not synced yet)',
           });
-        const read = readInsideRoot(source.path, names, source.options.maxFileBytes);
+        const read = readExcerptFile(source.path, names, source.options.maxFileBytes);
         if (!read.ok)
           throw createError('EXCERPT_REFUSED', { path: sanitizeInline(path), reason: read.reason });
         const lines = read.text.split('\n');

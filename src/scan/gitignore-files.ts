@@ -39,24 +39,30 @@ export function ancestorFrames(root: string): IgnoreFrame[] {
   return gitignoreVerdict(frames, '', true).ignored ? [] : frames;
 }
 
-/** Frames for the entries of one directory, given its parent's frames. */
+/**
+ * Frames for the entries of one directory, given its parent's frames. `readBase` reaches the
+ * directory's entries (the scanner passes its verified descriptor prefix, see dir-handle.ts);
+ * messages name files under `absDir`.
+ */
 export function dirFrames(
   list: Dirent<Buffer>[],
   absDir: string,
   relDir: string,
   inherited: IgnoreFrame[],
+  readBase = `${absDir}/`,
 ): { frames: IgnoreFrame[]; error: string | null } {
   let frames = inherited;
   let error: string | null = null;
+  const shown = (p: string) => (p.startsWith(readBase) ? join(absDir, p.slice(readBase.length)) : p);
   const dotGit = list.find((d) => d.name.equals(DOT_GIT));
   if (dotGit && (dotGit.isDirectory() || dotGit.isFile())) {
-    const exclude = infoExcludeFrame(join(absDir, '.git'), relDir, '');
+    const exclude = infoExcludeFrame(`${readBase}.git`, relDir, '', shown);
     frames = exclude ? [exclude] : [];
   }
   const gi = list.find((d) => d.name.equals(DOT_GITIGNORE));
   if (gi?.isFile()) {
+    const read = readSmallFile(`${readBase}.gitignore`);
     const file = join(absDir, '.gitignore');
-    const read = readSmallFile(file);
     if (read && 'text' in read) frames = [...frames, createIgnoreFrame(read.text, relDir, file)];
     else if (read) error = read.error;
   }
@@ -66,12 +72,17 @@ export function dirFrames(
 const DOT_GIT = Buffer.from('.git');
 const DOT_GITIGNORE = Buffer.from('.gitignore');
 
-function infoExcludeFrame(dotGit: string, base: string, prefix: string): IgnoreFrame | null {
+function infoExcludeFrame(
+  dotGit: string,
+  base: string,
+  prefix: string,
+  shown: (p: string) => string = (p) => p,
+): IgnoreFrame | null {
   const gitDir = resolveGitDir(dotGit);
   if (!gitDir) return null;
   const file = join(gitDir, 'info', 'exclude');
   const read = readSmallFile(file);
-  return read && 'text' in read ? createIgnoreFrame(read.text, base, file, prefix) : null;
+  return read && 'text' in read ? createIgnoreFrame(read.text, base, shown(file), prefix) : null;
 }
 
 function resolveGitDir(dotGit: string): string | null {

@@ -3,7 +3,8 @@ import { createError } from '../errors.js';
 import type { FormatInfo } from '../types.js';
 import { admitBytes, admitChars, type BoundTracker, recordAccepted } from './bounds.js';
 import type { ContentKind } from './content-check.js';
-import { closeQuiet, openNoFollow, type ReadOutcome, type ReadScratch, readChecked } from './read-file.js';
+import { fileIdOf } from './dir-handle.js';
+import { closeQuiet, type Opened, type ReadOutcome, type ReadScratch, readChecked } from './read-file.js';
 import { describeBytes } from './units.js';
 import { acceptedEntry, fsErrorEntry, skippedEntry, type WalkEntry } from './walk-entry.js';
 
@@ -12,6 +13,8 @@ import { acceptedEntry, fsErrorEntry, skippedEntry, type WalkEntry } from './wal
 
 export interface Candidate {
   abs: string;
+  /** Opens the file without following a link or blocking (relative to its verified directory). */
+  open: () => Opened;
   rel: string;
   format: FormatInfo;
   maxFileBytes: number;
@@ -31,7 +34,7 @@ export function* readCandidate(
   const fid = c.format.id;
   let opened: { fd: number; stat: fs.Stats };
   try {
-    opened = openNoFollow(abs);
+    opened = c.open();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (c.isRoot && (code === 'EACCES' || code === 'EPERM')) {
@@ -78,7 +81,7 @@ export function* readCandidate(
     recordAccepted(tracker, out.bytes, out.chars);
     const chars = c.format.extract === 'pdf' || c.format.extract === 'docx' ? undefined : out.chars;
     return {
-      entry: acceptedEntry(abs, rel, fid, out.bytes, stat.mtimeMs, out.sha256, chars),
+      entry: acceptedEntry(abs, rel, fid, out.bytes, stat.mtimeMs, out.sha256, chars, fileIdOf(stat)),
       stopped: false,
     };
   } finally {

@@ -1,4 +1,5 @@
 import type { Review, ReviewRow } from '../types.js';
+import { pad, width } from '../util/display-width.js';
 import { sanitizeLine } from '../util/terminal-text.js';
 import { formatGroup } from './formats.js';
 import { formatBytes, formatCount } from './units.js';
@@ -17,10 +18,10 @@ export function reviewToLines(review: Review, kind: 'file' | 'folder'): string[]
     sanitizeLine(note(r)),
   ]);
   const head = ['STATUS', 'SIZE', 'FORMAT', 'PATH', 'NOTE'];
-  const width = (i: number) => Math.max(head[i]!.length, ...rows.map((r) => r[i]!.length));
-  const w = [width(0), width(1), Math.min(width(2), 16), Math.min(width(3), 60)];
+  const colWidth = (i: number) => Math.max(width(head[i]!), ...rows.map((r) => width(r[i]!)));
+  const w = [colWidth(0), colWidth(1), Math.min(colWidth(2), 16), Math.min(colWidth(3), 60)];
   const line = (c: string[]) =>
-    `${c[0]!.padEnd(w[0]!)}  ${c[1]!.padStart(w[1]!)}  ${c[2]!.padEnd(w[2]!)}  ${c[3]!.padEnd(w[3]!)}  ${c[4]}`.trimEnd();
+    `${pad(c[0]!, w[0]!)}  ${pad(c[1]!, w[1]!, 'right')}  ${pad(c[2]!, w[2]!)}  ${pad(c[3]!, w[3]!)}  ${c[4]}`.trimEnd();
   lines.push(line(head), ...rows.map(line));
   if (review.rows.length === 0) lines.push('(no entries)');
   for (const path of review.removed) lines.push(`removed   ${sanitizeLine(path)}`);

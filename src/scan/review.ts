@@ -16,6 +16,8 @@ export interface ReviewInput {
   stop?: { bound: PreviewBound; message: string } | null;
   /** Root-relative name components where the walk stopped; null when it completed. */
   stoppedAt?: readonly Buffer[] | null;
+  /** Folder sources: identity of each directory entered. */
+  dirIds?: Record<string, string>;
 }
 
 export function buildReview(input: ReviewInput): Review {
@@ -55,6 +57,7 @@ export function buildReview(input: ReviewInput): Review {
     if (e.sha256 !== undefined) row.sha256 = e.sha256;
     if (e.mtimeMs !== undefined) row.mtimeMs = e.mtimeMs;
     if (e.chars !== undefined) row.chars = e.chars;
+    if (e.fileId !== undefined) row.fileId = e.fileId;
     rows.push(row);
     if (status === 'unchanged') summary.unchanged++;
     else summary.toIndex[status]++;
@@ -68,6 +71,7 @@ export function buildReview(input: ReviewInput): Review {
   summary.removed = removed.length;
   const review: Review = { root: input.root, rows, removed, summary };
   if (input.stop) review.stoppedBy = { ...input.stop };
+  if (input.dirIds) review.dirIds = input.dirIds;
   return review;
 }
 

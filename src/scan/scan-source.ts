@@ -86,6 +86,7 @@ export async function scanSources(
         previous: s.previous,
         stop: ctx.tracker.stop,
         stoppedAt: ctx.tracker.stop ? (walked.stoppedAt ?? []) : null,
+        dirIds: walked.dirIds,
       }),
     );
   }

@@ -25,8 +25,9 @@ export function acceptedEntry(
   mtimeMs: number,
   sha256: string,
   chars: number | undefined,
+  fileId: string,
 ): WalkEntry {
-  return { path, relPath, format, size, accepted: true, sha256, mtimeMs, chars };
+  return { path, relPath, format, size, accepted: true, sha256, mtimeMs, chars, fileId };
 }
 
 /** The row for a failed open/read/readdir: permission-denied for EACCES/EPERM, else read-error. */
@@ -61,5 +62,7 @@ export function fsErrorEntry(
       'replaced by a symbolic link during the scan; not followed',
     );
   }
+  if (code === 'ENOTDIR')
+    return skippedEntry(path, relPath, format, size, 'read-error', 'changed into a file during the scan');
   return skippedEntry(path, relPath, format, size, 'read-error', `this ${what} could not be read (${code})`);
 }

@@ -1,14 +1,24 @@
-import * as fs from 'node:fs';
+import type * as fs from 'node:fs';
 import { basename } from 'node:path';
 import { createError } from '../errors.js';
 import type { FormatInfo, SkipReason, SourceOptions } from '../types.js';
 import { admitVisit } from './bounds.js';
+import {
+  closeDir,
+  type DirHandle,
+  entryPath,
+  type FileId,
+  listDir,
+  openFileIn,
+  openRootDir,
+  openSubdir,
+} from './dir-handle.js';
 import { decodeName, escapeBytes } from './display-name.js';
 import { detectFormat, unsupportedReason } from './formats.js';
 import { gitignoreVerdict, type IgnoreFrame } from './gitignore.js';
 import { ancestorFrames, dirFrames } from './gitignore-files.js';
 import { readCandidate } from './read-candidate.js';
-import { lstatQuiet, readLinkDisplay } from './read-file.js';
+import { lstatQuiet, openNoFollow, readLinkDisplay } from './read-file.js';
 import { expectRootKind, kindName, rootStat } from './root-stat.js';
 import { createGlobRules, type GlobRules, isExcludedDir, isHidden } from './rules.js';
 import { due, finish, pause, type WalkContext } from './walk-context.js';
@@ -19,8 +29,10 @@ import { fsErrorEntry, skippedEntry, type WalkEntry } from './walk-entry.js';
 // are entered produce no row of their own. Scheduling (yields, progress, cancellation) is in
 // walk-context.ts, reading one file in read-candidate.ts.
 //
-// Limitation: paths are opened by name, so a directory swapped for a symlink between readdir and
-// open could redirect one open (Node has no openat); O_NOFOLLOW still protects the final component.
+// Every directory is entered through an open descriptor and its entries are reached through it
+// (dir-handle.ts), so a directory swapped for a symbolic link mid-scan fails to open (ELOOP) and
+// is reported; nothing outside the root is listed or read. The walk records the device and inode
+// of each directory entered and of each accepted file: extraction opens exactly those again.
 
 export { detectSourceKind } from './root-stat.js';
 export type { ScanProgress, WalkContext } from './walk-context.js';
@@ -30,6 +42,8 @@ export interface WalkResult {
   entries: WalkEntry[];
   /** Root-relative name components where a bound stopped the walk (null: walk completed). */
   stoppedAt: Buffer[] | null;
+  /** Folder sources: identity of every directory entered, by root-relative path ('' = the root). */
+  dirIds?: Record<string, FileId>;
 }
 
 type EntryType = 'dir' | 'file' | 'symlink' | 'special';
@@ -53,10 +67,31 @@ export async function walkFolder(
     options,
     globs: createGlobRules(options),
     ctx,
-    out: { entries: [], stoppedAt: null },
+    out: { entries: [], stoppedAt: null, dirIds: {} },
   };
-  await walkDir(w, root, '', [], options.gitignore ? ancestorFrames(root) : [], true);
+  const dir = openRoot(root);
+  try {
+    await walkDir(w, dir, '', [], options.gitignore ? ancestorFrames(root) : [], true);
+  } finally {
+    closeDir(dir);
+  }
   return w.out;
+}
+
+/** The root directory by its (trusted) name; errors as the spec wants them for a root. */
+function openRoot(root: string): DirHandle {
+  try {
+    return openRootDir(root);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw createError('SOURCE_NOT_FOUND', { path: root }, err);
+    if (code === 'ELOOP') throw createError('SOURCE_IS_SYMLINK', { path: root });
+    if (code === 'ENOTDIR')
+      throw createError('SOURCE_TYPE_MISMATCH', { path: root, expected: 'folder', found: 'file' });
+    if (code === 'EACCES' || code === 'EPERM')
+      throw createError('SOURCE_PERMISSION_DENIED', { path: root }, err);
+    throw createError('IO_FAILED', { path: root, op: 'open', reason: code ?? String(err) }, err);
+  }
 }
 
 /** A file source: format, size and content rules apply; hidden/glob/.gitignore rules do not (it was chosen). */
@@ -75,7 +110,8 @@ export async function walkFile(root: string, options: SourceOptions, ctx: WalkCo
     out.entries.push(skippedEntry(root, name, null, st.size, 'unsupported-format', unsupportedReason(name)));
     return out;
   }
-  const c = { abs: root, rel: name, format, maxFileBytes: options.maxFileBytes, isRoot: true };
+  const open = () => openNoFollow(root);
+  const c = { abs: root, open, rel: name, format, maxFileBytes: options.maxFileBytes, isRoot: true };
   const r = await finish(readCandidate(c, ctx.tracker, ctx.scratch), ctx);
   out.entries.push(r.entry);
   if (r.stopped) out.stoppedAt = [];
@@ -92,12 +128,6 @@ function entryType(d: fs.Dirent<Buffer>): EntryType {
   return 'special';
 }
 
-function readDir(path: string): fs.Dirent<Buffer>[] {
-  const list = fs.readdirSync(path, { withFileTypes: true, encoding: 'buffer' });
-  // Byte order of the raw names: deterministic and locale-free.
-  return list.sort((a, b) => Buffer.compare(a.name, b.name));
-}
-
 /** Record one row; false (and the stop point set) when the visited-files bound is used up. */
 function push(w: Walker, parts: Buffer[], name: Buffer, entry: WalkEntry): boolean {
   if (!admitVisit(w.ctx.tracker, entry.path)) {
@@ -110,15 +140,16 @@ function push(w: Walker, parts: Buffer[], name: Buffer, entry: WalkEntry): boole
 
 async function walkDir(
   w: Walker,
-  absDir: string,
+  dir: DirHandle,
   relDir: string,
   parts: Buffer[],
   inherited: IgnoreFrame[],
   isRoot: boolean,
 ): Promise<void> {
+  const absDir = dir.path;
   let list: fs.Dirent<Buffer>[];
   try {
-    list = readDir(absDir);
+    list = listDir(dir);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (isRoot && (code === 'EACCES' || code === 'EPERM')) {
@@ -129,9 +160,11 @@ async function walkDir(
     push(w, parts.slice(0, -1), parts.at(-1)!, fsErrorEntry(absDir, `${relDir}/`, null, 0, err, 'directory'));
     return;
   }
+  w.out.dirIds![relDir] = dir.id;
   let frames = inherited;
   let ignoreNote: string | null = null;
-  if (w.options.gitignore) ({ frames, error: ignoreNote } = dirFrames(list, absDir, relDir, inherited));
+  if (w.options.gitignore)
+    ({ frames, error: ignoreNote } = dirFrames(list, absDir, relDir, inherited, dir.prefix));
 
   for (const d of list) {
     if (due(w.ctx)) await pause(w.ctx);
@@ -139,8 +172,7 @@ async function walkDir(
     const decoded = decodeName(d.name);
     if (!decoded.ok) {
       const rel = joinRel(relDir, decoded.display) + (type === 'dir' ? '/' : '');
-      const size =
-        type === 'file' ? (lstatQuiet(Buffer.concat([Buffer.from(`${absDir}/`), d.name]))?.size ?? 0) : 0;
+      const size = type === 'file' ? (lstatQuiet(entryPath(dir, d.name))?.size ?? 0) : 0;
       const entry = skippedEntry(
         joinAbs(w.root, rel),
         rel,
@@ -154,17 +186,30 @@ async function walkDir(
     }
     const name = decoded.name;
     const abs = joinAbs(absDir, name);
+    const at = entryPath(dir, name) as string;
     const rel = joinRel(relDir, name);
-    const v = verdict(w, abs, rel, name, type, frames, ignoreNote);
+    const v = verdict(w, at, rel, name, type, frames, ignoreNote);
     if ('reason' in v) {
-      const size = type === 'file' ? (lstatQuiet(abs)?.size ?? 0) : 0;
+      const size = type === 'file' ? (lstatQuiet(at)?.size ?? 0) : 0;
       const format = type === 'file' ? (detectFormat(name)?.id ?? null) : null;
       const shownRel = type === 'dir' ? `${rel}/` : rel;
       if (!push(w, parts, d.name, skippedEntry(abs, shownRel, format, size, v.reason, v.why))) return;
       continue;
     }
     if ('descend' in v) {
-      await walkDir(w, abs, rel, [...parts, d.name], frames, false);
+      let sub: DirHandle;
+      try {
+        sub = openSubdir(dir, name, abs);
+      } catch (err) {
+        // Swapped for a link (ELOOP) or a file (ENOTDIR) since it was listed, or gone.
+        if (!push(w, parts, d.name, fsErrorEntry(abs, `${rel}/`, null, 0, err, 'directory'))) return;
+        continue;
+      }
+      try {
+        await walkDir(w, sub, rel, [...parts, d.name], frames, false);
+      } finally {
+        closeDir(sub);
+      }
       if (w.ctx.tracker.stop) return;
       continue;
     }
@@ -173,7 +218,8 @@ async function walkDir(
       w.out.stoppedAt = [...parts, d.name];
       return;
     }
-    const c = { abs, rel, format, maxFileBytes: w.options.maxFileBytes, isRoot: false };
+    const open = () => openFileIn(dir, name);
+    const c = { abs, open, rel, format, maxFileBytes: w.options.maxFileBytes, isRoot: false };
     const step = readCandidate(c, w.ctx.tracker, w.ctx.scratch);
     const first = step.next(); // most files are done in one step: no promise needed
     const r = first.done ? first.value : await finish(step, w.ctx, first);
@@ -191,7 +237,7 @@ type Verdict = { reason: SkipReason; why: string } | typeof DESCEND | { format: 
 /** The rules for one well-named entry, in the order that gives the most specific reason. */
 function verdict(
   w: Walker,
-  abs: string,
+  at: string,
   rel: string,
   name: string,
   type: EntryType,
@@ -211,14 +257,14 @@ function verdict(
     return { reason: 'hidden', why: `hidden ${isDir ? 'directory' : 'path'}${note}` };
   }
   if (type === 'symlink') {
-    const target = readLinkDisplay(abs);
+    const target = readLinkDisplay(at);
     return {
       reason: 'symlink',
       why: `symbolic link${target ? ` to ${escapeBytes(target)}` : ''}; links are never followed`,
     };
   }
   if (type === 'special') {
-    const st = lstatQuiet(abs);
+    const st = lstatQuiet(at);
     return { reason: 'special-file', why: `${st ? kindName(st) : 'special file'}; not opened` };
   }
   if (frames.length > 0) {

@@ -2,6 +2,8 @@ import type { StoreConfig } from '../store/store-types.js';
 import type { JobFile } from './job-file.js';
 
 // Pure: what one status-bar line says. Precedence: error > syncing > limited > problems > idle.
+// Problems are files that should have been indexed and were not; files skipped by design
+// (unsupported, binary, hidden, excluded) are counted apart and never colour the line.
 
 export type StatusState = 'idle' | 'syncing' | 'problems' | 'limited' | 'error' | 'none';
 
@@ -9,6 +11,8 @@ export interface StatusInfo {
   state: StatusState;
   stores: number;
   problems: number;
+  /** Files left out by design: reported, never a warning. */
+  skipped: number;
   errors: { store: string; source: string; reason: string }[];
   limited: { store: string; source: string; reason: string }[];
   jobs: { store: string; state: string; percent: number }[];
@@ -24,6 +28,7 @@ export function computeStatus(
   const errors: StatusInfo['errors'] = [];
   const limited: StatusInfo['limited'] = [];
   let problems = 0;
+  let skipped = 0;
   for (const s of stores) {
     for (const src of s.sources) {
       if (src.status === 'ERROR' || src.status === 'MISSING') {
@@ -32,6 +37,7 @@ export function computeStatus(
       if (src.limitedMonitoring)
         limited.push({ store: s.name, source: src.path, reason: src.limitedMonitoring });
       problems += src.problems;
+      skipped += src.skipped ?? 0;
     }
   }
   const jobList = jobs.map((j) => ({ store: j.storeName, state: j.state, percent: j.percent }));
@@ -51,6 +57,7 @@ export function computeStatus(
     state,
     stores: stores.length,
     problems,
+    skipped,
     errors,
     limited,
     jobs: jobList,

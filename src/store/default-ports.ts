@@ -13,9 +13,10 @@ export function createDefaultPorts(home = korttyHome()): PipelinePorts {
     scan: (source, previous, signal) =>
       scanSource({ root: source.path, kind: source.kind, options: source.options, previous, signal }),
     // The extractor follows the allowlist's own mapping, so scan and extraction never disagree.
-    async extract(path, _format, signal, expectSha256) {
+    async extract(path, _format, signal, expectSha256, scanned) {
       const { extractDocument } = await import('../extract/extract.js');
-      return extractDocument(path, detectFormat(basename(path))?.extract ?? 'text', { signal, expectSha256 });
+      const kind = detectFormat(basename(path))?.extract ?? 'text';
+      return extractDocument(path, kind, { signal, expectSha256, scanned });
     },
     chunk: (doc, params) => chunkDocument(doc, params, getTokenizer()),
     async openEmbedder(fingerprint, modelId) {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DEFAULT_CHUNK_PARAMS, validateChunkParams } from '../chunk/chunk-params.js';
+import { DEFAULT_CHUNK_PARAMS, validateChunkParams } from '../chunk/params.js';
 import { createError, isKorttyError } from '../errors.js';
 import { openSnapshot } from '../index/snapshot-io.js';
 import { DEFAULT_SOURCE_OPTIONS, validateSourceOptions } from '../scan/rules.js';
@@ -9,6 +9,7 @@ import { nodeFsEnv } from '../storage/fs-env.js';
 import { korttyHome, snapshotPath, storeDir, storeLockPath } from '../storage/paths.js';
 import type { ChunkParams, Review, Role, SourceOptions, SyncMode } from '../types.js';
 import { killPoint } from '../util/kill-points.js';
+import { dataDirConflict } from './data-dir.js';
 import { runSync, type SyncResult } from './index-job.js';
 import { acquireLock } from './lock.js';
 import { resolveModel } from './model-resolve.js';
@@ -29,11 +30,15 @@ import type { JobProgress, QdrantSettings, SourceRecord, StoreConfig, StoreType 
 // The engine API: one entry for the CLI, the TUI's job child and the watcher. Every mutation of
 // a store runs under its lock; indexing goes through runSync.
 
+export const DEFAULT_CHUNK: ChunkParams = { ...DEFAULT_CHUNK_PARAMS };
+
 export interface JobHooks {
   confirm?: (reviews: ReadonlyMap<string, Review>) => Promise<boolean>;
   signal?: AbortSignal;
   onProgress?: (p: JobProgress) => void;
   ports?: PipelinePorts;
+  /** Update now: extract again the files whose extraction failed before, even if unchanged. */
+  retryFailed?: boolean;
 }
 
 export interface CreateStoreInput {
@@ -70,7 +75,7 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
   const id = taken.has(storeIdFor(name)) ? storeIdFor(name, { hashed: true }) : storeIdFor(name);
   // A directory of this id without a store (a leftover) is cleared below; a store is never replaced.
   if (existing.some((s) => s.id === id)) throw createError('STORE_EXISTS', { name });
-  const chunk = { ...DEFAULT_CHUNK_PARAMS, ...input.chunk };
+  const chunk = { ...DEFAULT_CHUNK, ...input.chunk };
   validateChunkParams(chunk);
   const model = await resolveModel(input.modelId, home);
   if (input.dimension !== undefined && input.dimension !== model.fingerprint.dimension) {
@@ -170,7 +175,13 @@ export interface AddSourceInput {
   options?: Partial<SourceOptions>;
 }
 
-export function newSourceRecord(input: AddSourceInput, existing: readonly SourceRecord[]): SourceRecord {
+export function newSourceRecord(
+  input: AddSourceInput,
+  existing: readonly SourceRecord[],
+  home = korttyHome(),
+): SourceRecord {
+  const conflict = dataDirConflict(resolve(input.path), home);
+  if (conflict) throw conflict;
   const abs = checkNewSource(input.kind, input.path, existing);
   const options = validateSourceOptions({ ...DEFAULT_SOURCE_OPTIONS, ...input.options });
   return {
@@ -185,6 +196,8 @@ export function newSourceRecord(input: AddSourceInput, existing: readonly Source
     chunks: 0,
     problems: 0,
     problemList: [],
+    skipped: 0,
+    skippedList: [],
     hashes: {},
   };
 }
@@ -197,7 +210,7 @@ export async function addSources(
 ) {
   const cfg = await findStore(storeRef, home);
   const added: SourceRecord[] = [];
-  for (const input of inputs) added.push(newSourceRecord(input, [...cfg.sources, ...added]));
+  for (const input of inputs) added.push(newSourceRecord(input, [...cfg.sources, ...added], home));
   return job(cfg, { addSources: added }, hooks, home);
 }
 
@@ -362,6 +375,9 @@ async function job(
       return await runQdrantSync({ ...req, storeId: cfg.id, home, ports, ...jobHooks });
     }
     return await runSync({ ...req, storeId: cfg.id, home, ports, ...jobHooks });
+  } catch (err) {
+    await recordSyncFailure(cfg, req.sourceIds ?? [], err, home);
+    throw err;
   } finally {
     await publisher.clear();
     await lines.settle();
@@ -375,6 +391,7 @@ function hooksFor(
   lines: ReturnType<typeof createStatusLineRenderer>,
 ) {
   return {
+    retryFailed: hooks.retryFailed,
     confirm: hooks.confirm,
     signal: hooks.signal,
     onProgress: (p: JobProgress) => {
@@ -383,6 +400,41 @@ function hooksFor(
       hooks.onProgress?.(p);
     },
   };
+}
+
+/**
+ * A sync that failed as a whole leaves the snapshot and the sources' data as they were, but the
+ * sources it was updating show ERROR with the reason (source list, status line, TUI) until a
+ * later sync succeeds; otherwise a watcher whose every sync fails would show READY and idle.
+ * Cancellation, a busy store and a lost lock are not failures of these sources. A source that
+ * another job changed meanwhile keeps that job's outcome.
+ */
+async function recordSyncFailure(cfg: StoreConfig, sourceIds: string[], err: unknown, home: string) {
+  if (sourceIds.length === 0 || isKorttyError(err, 'JOB_CANCELLED') || isKorttyError(err, 'STORE_BUSY'))
+    return;
+  const reason = `sync failed: ${(err as Error)?.message ?? String(err)}`;
+  let lock: Awaited<ReturnType<typeof acquireLock>>;
+  try {
+    lock = await acquireLock(storeLockPath(cfg.id, home), cfg.name, { job: 'record failure' });
+  } catch {
+    return; // another job runs: its outcome is the news
+  }
+  try {
+    const now = await loadStore(cfg.id, home);
+    let changed = false;
+    for (const src of now.sources) {
+      const before = cfg.sources.find((s) => s.id === src.id);
+      if (!sourceIds.includes(src.id) || !before || JSON.stringify(before) !== JSON.stringify(src)) continue;
+      src.status = 'ERROR';
+      src.statusReason = reason;
+      changed = true;
+    }
+    if (changed) await saveStore(now, home);
+  } catch {
+    // Best effort: the job's own error is what the caller reports.
+  } finally {
+    await lock.release();
+  }
 }
 
 async function defaultPortsFor(_cfg: StoreConfig, home: string): Promise<PipelinePorts> {

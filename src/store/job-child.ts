@@ -64,7 +64,7 @@ function run(spec: JobSpec, hooks: Parameters<typeof addSources>[2], home: strin
     case 'add':
       return addSources(spec.store, spec.inputs, hooks, home);
     case 'update':
-      return updateSources(spec.store, spec.sources, hooks, home);
+      return updateSources(spec.store, spec.sources, { ...hooks, retryFailed: spec.retryFailed }, home);
     case 'remove':
       return removeSource(spec.store, spec.source, hooks, home);
     case 'rebuild':

@@ -7,7 +7,7 @@ import type { JobProgress } from './store-types.js';
 
 export type JobSpec =
   | { op: 'add'; store: string; inputs: AddSourceInput[] }
-  | { op: 'update'; store: string; sources: string[] | 'all' }
+  | { op: 'update'; store: string; sources: string[] | 'all'; retryFailed?: boolean }
   | { op: 'remove'; store: string; source: string }
   | { op: 'rebuild'; store: string; model?: string };
 

@@ -14,6 +14,7 @@ import {
   storeTombstonePath,
 } from '../storage/paths.js';
 import { killPoint } from '../util/kill-points.js';
+import { migrateSourceCounts } from './source-counts.js';
 import type { StoreConfig } from './store-types.js';
 
 // store.json: configuration + source table. The snapshot, not this file, is the truth about
@@ -48,11 +49,15 @@ export async function loadStore(id: string, home = korttyHome()): Promise<StoreC
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw createError('STORE_NOT_FOUND', { name: id });
     throw err;
   }
+  let cfg: StoreConfig;
   try {
-    return JSON.parse(raw) as StoreConfig;
+    cfg = JSON.parse(raw) as StoreConfig;
   } catch (err) {
     throw createError('SNAPSHOT_CORRUPT', { path, reason: `invalid JSON: ${(err as Error).message}` });
   }
+  // Records from before skipped files were counted apart from problems.
+  if (Array.isArray(cfg?.sources)) cfg.sources = cfg.sources.map(migrateSourceCounts);
+  return cfg;
 }
 
 export async function saveStore(

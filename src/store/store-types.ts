@@ -15,6 +15,17 @@ export interface SourceProblem {
   explanation?: string;
 }
 
+/** An extraction failure remembered for a file while its content hash is unchanged. */
+export interface FailedDoc {
+  /** Complete-file sha256 of the content that failed. */
+  sha256: string;
+  /** The skip reason (a SkipReason such as pdf-timeout). */
+  reason: string;
+  explanation?: string;
+  /** When it failed (ISO 8601). */
+  failedAt: string;
+}
+
 export interface SourceRecord {
   id: string;
   path: string;
@@ -28,12 +39,22 @@ export interface SourceRecord {
   limitedMonitoring?: string;
   files: number;
   chunks: number;
+  /** Files that should have been indexed and could not be (see scan/skip-kinds.ts). */
   problems: number;
   /** First problems of the last scan (bounded), for the UI. */
   problemList: SourceProblem[];
+  /** Files left out by design (unsupported format, binary, hidden, excluded…). */
+  skipped: number;
+  /** First of them (bounded), for the UI. */
+  skippedList: SourceProblem[];
   lastIndexedAt?: string;
   /** Content hashes (abs path → sha256) of the documents indexed for this source. */
   hashes: Record<string, string>;
+  /** Files whose extraction failed (abs path → record); not parsed again while unchanged. */
+  failed?: Record<string, FailedDoc>;
+  /** Chunks the last update of this source embedded, and chunks that kept their vector. */
+  lastChunksEmbedded?: number;
+  lastChunksReused?: number;
   /** Qdrant stores: the point generation search may see for this source. */
   qdrantGeneration?: string;
   /** Qdrant stores: the last push failed; the next update pushes this source again. */
@@ -62,6 +83,7 @@ export interface JobSummary {
   removed: number;
   skipped: number;
   chunksEmbedded: number;
+  /** Chunks of this job's sources kept from the previous snapshot (unchanged documents). */
   chunksReused: number;
   problems: number;
 }

@@ -59,6 +59,12 @@ export const ACTIONS = {
   },
   'stores.roles': { context: 'stores', description: 'Edit roles and autonomous workflows', hint: 'roles' },
   'stores.open': { context: 'stores', description: "Show the store's sources", hint: 'sources' },
+  'stores.addFolder': {
+    context: 'stores',
+    description: 'Add a folder (recursive) to the selected store',
+    hint: 'add folder',
+  },
+  'stores.addFiles': { context: 'stores', description: 'Add files to the selected store', hint: 'add files' },
   'stores.testSearch': {
     context: 'stores',
     description: 'Test search in the selected store',
@@ -77,6 +83,11 @@ export const ACTIONS = {
     description: 'Update now: check every source of the store',
     hint: 'update all',
   },
+  'sources.retryFailed': {
+    context: 'sources',
+    description: 'Update now, extracting again the files that failed before (even if unchanged)',
+    hint: 'retry failed',
+  },
   'sources.toggleEnabled': {
     context: 'sources',
     description: 'Disable or enable the selected source',
@@ -93,6 +104,7 @@ export const ACTIONS = {
     hint: 'options',
   },
   'sources.testSearch': { context: 'sources', description: 'Test search in this store', hint: 'search' },
+  'sources.back': { context: 'sources', description: 'Back to the stores pane', hint: 'stores' },
 
   'runs.openInEditor': {
     context: 'runs',

@@ -6,8 +6,8 @@ import type { Ctx, Scope } from './controllers/ctx.js';
 import { createJobController } from './controllers/job-controller.js';
 import { currentScope, helpFor } from './controllers/scopes.js';
 import { editorCommand } from './editor.js';
-import { actionForKey, type Keymap, keyLabel } from './keymap.js';
-import { paintFrame } from './paint.js';
+import { type Keymap, keyLabel, matchKeys } from './keymap.js';
+import { editLine } from './line-editor.js';
 import type { KeyEvent, ScreenPort } from './screen.js';
 import type { Services } from './services.js';
 import { idleMarker, type LoopStats } from './signal.js';
@@ -39,6 +39,10 @@ export function runApp(o: AppOptions): Promise<number> {
   const state: AppState = initialState(o.screen.size(), o.keymap.name, o.theme.name);
   let pending = 0;
   let keys = 0;
+  /** The line editor's kill buffer (C-w, C-u, C-k… then C-y), shared by every input, as in readline. */
+  let kill = '';
+  /** The keys of a sequence typed so far (C-x of C-x C-c). */
+  let typed: string[] = [];
   let seq = 0;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = 0;
@@ -60,7 +64,7 @@ export function runApp(o: AppOptions): Promise<number> {
     const help = state.dialogs.at(-1);
     if (help?.kind === 'help') help.rows = helpFor(ctx);
     const view: ViewContext = { state, hints: hints(scope.groups, o.keymap), key: keyOf, now: Date.now() };
-    o.screen.paint(paintFrame(renderApp(view, { disabledFields: scope.disabledFields ?? {} }), o.theme));
+    o.screen.paint(renderApp(view, { disabledFields: scope.disabledFields ?? {} }));
     o.loop?.work('paint', performance.now() - t0);
     if (!o.test) return;
     if (pending === 0) {
@@ -192,17 +196,42 @@ export function runApp(o: AppOptions): Promise<number> {
   const handleKey = (k: KeyEvent) => {
     keys++;
     const scope: Scope = currentScope(ctx);
-    const printable =
-      k.ch !== undefined && !k.ctrl && !k.meta && k.ch.length > 0 && k.ch >= ' ' && k.ch !== '\x7f';
-    if (scope.text && printable) {
-      scope.text.insert(k.ch!);
+    const chain = CHAINS[scope.chain] ?? ['global'];
+    if (typed.length > 0) return sequenceKey(scope, chain, k);
+    // A focused text input takes the readline editing keys before the keymap does.
+    const edited = scope.text ? editLine(scope.text.get(), k, kill) : undefined;
+    if (scope.text && edited) {
+      kill = edited.kill;
+      scope.text.set({ text: edited.text, cursor: edited.cursor });
       return render();
     }
-    if (scope.text && k.full === 'backspace') {
-      scope.text.backspace();
+    const m = matchKeys(o.keymap, chain, [k.full]);
+    if (m && 'prefix' in m) {
+      typed = [k.full];
+      state.message = { text: `${keyLabel(m.prefix)} …`, level: 'info' };
       return render();
     }
-    const action = actionForKey(o.keymap, CHAINS[scope.chain] ?? ['global'], k.full);
+    runAction(scope, m && 'action' in m ? m.action : undefined);
+  };
+  /** The next key of a sequence: completes it, waits for more, or ends it ("… is not bound"). */
+  const sequenceKey = (scope: Scope, chain: readonly string[], k: KeyEvent) => {
+    if (k.full === 'escape' || k.full === 'C-g') {
+      typed = [];
+      state.message = undefined;
+      return render();
+    }
+    const m = matchKeys(o.keymap, chain, [...typed, k.full]);
+    if (m && 'prefix' in m) {
+      typed.push(k.full);
+      state.message = { text: `${keyLabel(m.prefix)} …`, level: 'info' };
+      return render();
+    }
+    typed = [];
+    state.message = undefined;
+    if (m && 'action' in m) return runAction(scope, m.action);
+    notify(`${keyLabel(m && 'unbound' in m ? m.unbound : k.full)} is not bound here`, 'warning');
+  };
+  const runAction = (scope: Scope, action: ActionName | undefined) => {
     const binding = action ? findBinding(scope.groups, action) : undefined;
     if (!binding) return render();
     const why = binding.disabledReason?.();

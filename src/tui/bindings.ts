@@ -13,6 +13,8 @@ export interface Binding {
   description?: string;
   /** Left out of the one-line hint bar (still in the help overlay). */
   hint?: boolean;
+  /** The hint bar's word for it here, when the catalogue's does not fit (e.g. "cancel" for back). */
+  label?: string;
 }
 
 export interface BindingGroup {
@@ -49,7 +51,7 @@ export function helpRows(groups: readonly BindingGroup[], km: Keymap): HelpRow[]
     for (const b of list) {
       seen.add(b.action);
       rows.push({
-        keys: km.keys[b.action].map(keyLabel).join(' '),
+        keys: km.keys[b.action].map(keyLabel).join(', '),
         description: describe(b),
         ...(b.disabledReason?.() ? { disabled: b.disabledReason() } : {}),
       });
@@ -61,21 +63,23 @@ export function helpRows(groups: readonly BindingGroup[], km: Keymap): HelpRow[]
 export interface Hint {
   key: string;
   label: string;
-  disabled: boolean;
 }
 
-/** Short labels for the hint bar: the first few words of each description. */
+/**
+ * The hint bar: only keys that work now (a disabled action is left out; the help overlay says
+ * why it cannot run), each with a short label.
+ */
 export function hints(groups: readonly BindingGroup[], km: Keymap): Hint[] {
   const out: Hint[] = [];
   const seen = new Set<ActionName>();
   for (const g of groups) {
     for (const b of g.bindings) {
-      if (seen.has(b.action) || b.hint === false) continue;
+      if (seen.has(b.action)) continue;
       seen.add(b.action);
+      if (b.hint === false || b.disabledReason?.()) continue;
       out.push({
         key: keyLabel(km.keys[b.action][0]!),
-        label: ACTIONS[b.action].hint,
-        disabled: Boolean(b.disabledReason?.()),
+        label: b.label ?? ACTIONS[b.action].hint,
       });
     }
   }

@@ -1,3 +1,5 @@
+import { clampCursor, type LineState } from './line-editor.js';
+
 // Pure form model for the pane's dialogs (create store, add source, source options, roles): fields,
 // focus, editing. Views render it; controllers call these verbs.
 
@@ -10,7 +12,15 @@ interface Base {
 }
 
 export type Field =
-  | (Base & { kind: 'text'; label: string; value: string; placeholder?: string; hint?: string })
+  | (Base & {
+      kind: 'text';
+      label: string;
+      value: string;
+      /** Where the line editor's cursor is (undefined: at the end). */
+      cursor?: number;
+      placeholder?: string;
+      hint?: string;
+    })
   | (Base & { kind: 'check'; label: string; value: boolean; hint?: string })
   | (Base & {
       kind: 'choice';
@@ -107,13 +117,22 @@ export function isTextFocused(form: Form): boolean {
   return focused(form)?.kind === 'text';
 }
 
-export function typeText(form: Form, text: string): Form {
-  return update(form, form.focus, (f) => (f.kind === 'text' ? { ...f, value: f.value + text } : f));
+/** The focused text field's text and cursor (for the line editor). */
+export function textState(form: Form): LineState {
+  const f = focused(form);
+  return f?.kind === 'text'
+    ? { text: f.value, cursor: clampCursor(f.value, f.cursor) }
+    : { text: '', cursor: 0 };
 }
 
-export function backspace(form: Form): Form {
+export function setTextState(form: Form, s: LineState): Form {
+  return update(form, form.focus, (f) => (f.kind === 'text' ? { ...f, value: s.text, cursor: s.cursor } : f));
+}
+
+/** Types at the end of the focused text field. */
+export function typeText(form: Form, text: string): Form {
   return update(form, form.focus, (f) =>
-    f.kind === 'text' ? { ...f, value: [...f.value].slice(0, -1).join('') } : f,
+    f.kind === 'text' ? { ...f, value: f.value + text, cursor: undefined } : f,
   );
 }
 

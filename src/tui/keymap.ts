@@ -3,7 +3,9 @@ import { ACTION_NAMES, ACTIONS, type ActionName, CHAINS, isAction } from './acti
 
 // Keymaps are data (keymaps/*.json): named action → keys. Keys use the terminal library's names
 // ("q", "S-a" for A, "C-c", "M-n", "escape", "enter", "space", "up", "pagedown", "f1"); friendlier
-// spellings ("ctrl+c", "alt+n", "A", "esc", "return") are accepted and normalised. Pure.
+// spellings ("ctrl+c", "alt+n", "A", "esc", "return") are accepted and normalised. A key may be a
+// sequence, keys separated by spaces ("C-x C-c", as in Emacs): its first keys are a prefix that
+// waits for the rest. Pure.
 
 export interface Keymap {
   name: string;
@@ -78,8 +80,18 @@ export function normalizeKey(spec: string): string | undefined {
   return `${ctrl ? 'C-' : ''}${meta ? 'M-' : ''}${shift ? 'S-' : ''}${base}`;
 }
 
-/** How a key is shown in hints and the help overlay. */
+/** Canonical key or key sequence ("C-x C-c"), or undefined when a part is not a key. */
+export function normalizeKeySpec(spec: string): string | undefined {
+  if (spec === ' ') return 'space';
+  const parts = spec.trim().split(/\s+/);
+  if (parts.length === 0 || parts[0] === '') return undefined;
+  const keys = parts.map(normalizeKey);
+  return keys.every(Boolean) ? keys.join(' ') : undefined;
+}
+
+/** How a key (or a key sequence) is shown in hints and the help overlay. */
 export function keyLabel(key: string): string {
+  if (key.includes(' ')) return key.split(' ').map(keyLabel).join(' ');
   const arrows: Record<string, string> = { up: '↑', down: '↓', left: '←', right: '→' };
   const names: Record<string, string> = {
     escape: 'esc',
@@ -110,7 +122,7 @@ export function parseKeymap(raw: unknown, source: string, base?: Keymap): Keymap
     if (!isAction(action)) throw bad(`unknown action "${action}"`);
     const specs = Array.isArray(spec) ? spec : [spec];
     keys[action] = specs.map((s) => {
-      const k = typeof s === 'string' ? normalizeKey(s) : undefined;
+      const k = typeof s === 'string' ? normalizeKeySpec(s) : undefined;
       if (!k) throw bad(`action "${action}": ${JSON.stringify(s)} is not a key`);
       return k;
     });
@@ -125,7 +137,10 @@ export function parseKeymap(raw: unknown, source: string, base?: Keymap): Keymap
   return km;
 }
 
-/** Keys that mean two actions on one screen (see CHAINS). */
+/**
+ * Keys that mean two actions on one screen (see CHAINS), and keys bound on their own that also
+ * start a sequence there (the sequence could never be typed).
+ */
 export function keymapConflicts(km: Keymap): string[] {
   const out = new Set<string>();
   for (const [screen, chain] of Object.entries(CHAINS)) {
@@ -138,11 +153,17 @@ export function keymapConflicts(km: Keymap): string[] {
         else seen.set(k, a);
       }
     }
+    for (const [k, a] of seen) {
+      for (const [longer, b] of seen) {
+        if (longer.startsWith(`${k} `))
+          out.add(`key ${keyLabel(k)} (${a}) is also the start of ${keyLabel(longer)} (${b}) (${screen})`);
+      }
+    }
   }
   return [...out];
 }
 
-/** The action a key triggers in a chain of contexts, first context first. */
+/** The action a key (or a complete key sequence) triggers in a chain of contexts, first context first. */
 export function actionForKey(km: Keymap, chain: readonly string[], key: string): ActionName | undefined {
   for (const ctx of chain) {
     for (const a of ACTION_NAMES) {
@@ -150,6 +171,23 @@ export function actionForKey(km: Keymap, chain: readonly string[], key: string):
     }
   }
   return undefined;
+}
+
+export type KeyMatch = { action: ActionName } | { prefix: string } | { unbound: string } | undefined;
+
+/**
+ * What the keys typed so far mean: an action, the prefix of a sequence (wait for the next key),
+ * a sequence that goes nowhere (`unbound`, after a prefix), or nothing (a single unbound key).
+ */
+export function matchKeys(km: Keymap, chain: readonly string[], typed: readonly string[]): KeyMatch {
+  const seq = typed.join(' ');
+  const action = actionForKey(km, chain, seq);
+  if (action) return { action };
+  for (const a of ACTION_NAMES) {
+    if (!chain.includes(ACTIONS[a].context)) continue;
+    if (km.keys[a].some((k) => k.startsWith(`${seq} `))) return { prefix: seq };
+  }
+  return typed.length > 1 ? { unbound: seq } : undefined;
 }
 
 const baseName = (source: string) => source.replace(/^.*\//, '').replace(/\.json$/, '');

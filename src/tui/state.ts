@@ -48,6 +48,8 @@ export interface JobState {
   /** Sources being added (not in store.json until activation) or updated/removed (ids). */
   adding: { kind: 'file' | 'folder'; path: string }[];
   sourceIds: string[];
+  /** Remove jobs: the sources' paths and chunk counts, for the closing message. */
+  removing?: { path: string; chunks: number }[];
   progress?: JobProgress;
   cancelling: boolean;
   startedAt: number;
@@ -101,6 +103,8 @@ export interface BrowserDialog {
   selected: number;
   marked: string[];
   goto?: string;
+  /** The line editor's cursor in `goto` (undefined: at the end). */
+  gotoCursor?: number;
   error?: string;
   /** What to do with the chosen absolute paths. */
   onChoose: (paths: string[]) => void | Promise<void>;
@@ -155,6 +159,8 @@ export interface SearchDialog {
   storeId: string;
   storeName: string;
   query: string;
+  /** The line editor's cursor in `query` (undefined: at the end). */
+  queryCursor?: number;
   focus: 'query' | 'results';
   mode: SearchMode;
   busy?: string;

@@ -1,5 +1,6 @@
+import { graphemes } from '../util/display-width.js';
 import type { Role } from './roles.js';
-import { type Align, charWidth, fitText, sanitize, strWidth } from './text.js';
+import { type Align, fitText, sanitize, strWidth } from './text.js';
 
 // Styled lines: what every view returns. A segment is text plus the role it plays; a line may carry
 // a role whose colours fill it (the selected row). Pure data, painted in one place (paint.ts).
@@ -41,11 +42,11 @@ export function sliceLine(l: Line, start: number, width: number): Line {
   const end = start + width;
   for (const s of l.segs) {
     let text = '';
-    for (const ch of s.text) {
-      const cw = charWidth(ch.codePointAt(0)!);
-      if (x >= start && x + cw <= end) text += ch;
-      else if (x < end && x + cw > start && cw === 2) text += ' ';
-      x += cw;
+    for (const g of graphemes(s.text)) {
+      if (x >= start && x + g.width <= end) text += g.text;
+      else if (x < end && x + g.width > start)
+        text += ' '.repeat(Math.min(x + g.width, end) - Math.max(x, start));
+      x += g.width;
       if (x >= end) break;
     }
     if (text) out.push({ ...s, text });
@@ -62,9 +63,22 @@ export function fitLine(l: Line, width: number): Line {
   return { ...l, segs: [...l.segs, { text: ' '.repeat(width - w) }] };
 }
 
+/**
+ * Exactly `width` cells; when text (not just trailing spaces) does not fit, the last cell becomes
+ * `…`, so nothing is ever cut silently.
+ */
+export function fitLineMarked(l: Line, width: number): Line {
+  const w = lineWidth(l);
+  if (w <= width || width <= 0) return fitLine(l, width);
+  if (lineText(sliceLine(l, width, w - width)).trim() === '') return fitLine(l, width);
+  const kept = sliceLine(l, 0, width - 1);
+  const role = kept.segs.at(-1)?.role;
+  return fitLine({ ...kept, segs: [...kept.segs, { text: '…', ...(role ? { role } : {}) }] }, width);
+}
+
 /** Exactly `height` lines of exactly `width` cells. */
 export function fitFrame(frame: Frame, width: number, height: number): Frame {
-  const out = frame.slice(0, height).map((l) => fitLine(l, width));
+  const out = frame.slice(0, height).map((l) => fitLineMarked(l, width));
   while (out.length < height) out.push(fitLine(blank(), width));
   return out;
 }
@@ -142,7 +156,7 @@ export function box(o: BoxOptions): Frame {
   const body = o.body.slice(0, rows);
   while (body.length < rows) body.push(blank());
   const mid = body.map((l) => {
-    return { segs: [seg('│', o.border), ...flatten(fitLine(l, inner)), seg('│', o.border)] };
+    return { segs: [seg('│', o.border), ...flatten(fitLineMarked(l, inner)), seg('│', o.border)] };
   });
   return [top, ...mid, bottom].map((l) => fitLine(l, o.width)).slice(0, Math.max(0, o.height));
 }

@@ -1,102 +1,32 @@
-// Pure text measurement and fitting for the pane. Terminal cells, not UTF-16 units: wide (CJK,
-// fullwidth, emoji) characters take two cells, combining marks none, so columns line up.
+import {
+  type Align,
+  fit,
+  graphemes,
+  truncate as truncateCells,
+  truncateStart,
+  width,
+} from '../util/display-width.js';
 
-const COMBINING: [number, number][] = [
-  [0x0300, 0x036f],
-  [0x0483, 0x0489],
-  [0x0591, 0x05bd],
-  [0x0610, 0x061a],
-  [0x064b, 0x065f],
-  [0x0e31, 0x0e31],
-  [0x0e34, 0x0e3a],
-  [0x1ab0, 0x1aff],
-  [0x1dc0, 0x1dff],
-  [0x200b, 0x200f],
-  [0x20d0, 0x20ff],
-  [0xfe00, 0xfe0f],
-  [0xfe20, 0xfe2f],
-];
+// Pure text measurement and fitting for the pane, in terminal cells (src/util/display-width.ts):
+// wide characters take two cells, combining marks none, an emoji sequence is one grapheme.
 
-const WIDE: [number, number][] = [
-  [0x1100, 0x115f],
-  [0x2e80, 0x303e],
-  [0x3041, 0x33ff],
-  [0x3400, 0x4dbf],
-  [0x4e00, 0x9fff],
-  [0xa000, 0xa4cf],
-  [0xac00, 0xd7a3],
-  [0xf900, 0xfaff],
-  [0xfe30, 0xfe4f],
-  [0xff00, 0xff60],
-  [0xffe0, 0xffe6],
-  [0x1f300, 0x1f64f],
-  [0x1f900, 0x1f9ff],
-  [0x20000, 0x3fffd],
-];
+export type { Align };
 
-const inRanges = (cp: number, ranges: [number, number][]) => ranges.some(([a, b]) => cp >= a && cp <= b);
-
-export function charWidth(cp: number): number {
-  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return 0;
-  if (inRanges(cp, COMBINING)) return 0;
-  return inRanges(cp, WIDE) ? 2 : 1;
-}
-
-export function strWidth(s: string): number {
-  let w = 0;
-  for (const ch of s) w += charWidth(ch.codePointAt(0)!);
-  return w;
-}
+export const strWidth = width;
 
 /** Control and invisible characters (file names may hold them) become visible; tabs become a space. */
 export { sanitizeLine as sanitize } from '../util/terminal-text.js';
 
 /** The longest prefix of `s` that fits in `width` cells, with `…` when something was cut. */
-export function truncate(s: string, width: number): string {
-  if (width <= 0) return '';
-  if (strWidth(s) <= width) return s;
-  let out = '';
-  let w = 0;
-  for (const ch of s) {
-    const cw = charWidth(ch.codePointAt(0)!);
-    if (w + cw > width - 1) break;
-    out += ch;
-    w += cw;
-  }
-  return `${out}…`;
-}
+export const truncate = truncateCells;
 
 /** Keeps the end (paths: the file name matters most): `…/deep/dir/file.md`. */
-export function truncateLeft(s: string, width: number): string {
-  if (width <= 0) return '';
-  if (strWidth(s) <= width) return s;
-  const chars = [...s];
-  let out = '';
-  let w = 0;
-  for (let i = chars.length - 1; i >= 0; i--) {
-    const cw = charWidth(chars[i]!.codePointAt(0)!);
-    if (w + cw > width - 1) break;
-    out = chars[i] + out;
-    w += cw;
-  }
-  return `…${out}`;
-}
-
-export type Align = 'left' | 'right';
+export const truncateLeft = truncateStart;
 
 /** Exactly `width` cells: truncated, then padded. */
-export function fitText(
-  s: string,
-  width: number,
-  align: Align = 'left',
-  cut: 'end' | 'start' = 'end',
-): string {
-  const t = cut === 'start' ? truncateLeft(s, width) : truncate(s, width);
-  const pad = ' '.repeat(Math.max(0, width - strWidth(t)));
-  return align === 'right' ? pad + t : t + pad;
-}
+export const fitText = fit;
 
-/** Word-wraps plain text into lines of at most `width` cells (long words are cut). */
+/** Word-wraps plain text at spaces into lines of at most `width` cells (a longer word is cut). */
 export function wrap(text: string, width: number): string[] {
   if (width <= 0) return [];
   const out: string[] = [];
@@ -109,15 +39,67 @@ export function wrap(text: string, width: number): string[] {
         continue;
       }
       if (line) out.push(line);
-      line = word;
-      while (strWidth(line) > width) {
-        const head = truncate(line, width + 1).slice(0, -1);
-        out.push(head);
-        line = line.slice(head.length);
+      line = '';
+      let w = 0;
+      for (const g of graphemes(word)) {
+        if (w + g.width > width && line) {
+          out.push(line);
+          line = '';
+          w = 0;
+        }
+        line += g.text;
+        w += g.width;
       }
     }
     out.push(line);
   }
+  return out;
+}
+
+/**
+ * Wraps one line of preformatted text (code, the retrieved-context block) into lines of at most
+ * `width` cells without changing it: runs of spaces are kept, tabs expand to the next multiple of
+ * 8 as a terminal would show them, and lines break after a run of spaces (or inside a word longer
+ * than the width). The spaces at a break stay at the end of the line, where they may pass the
+ * width unseen. Joining the result gives back the line with its tabs expanded.
+ */
+export function wrapPreformatted(text: string, width: number): string[] {
+  if (width <= 0) return [];
+  let expanded = '';
+  let col = 0;
+  for (const g of graphemes(text)) {
+    if (g.text === '\t') {
+      const n = 8 - (col % 8);
+      expanded += ' '.repeat(n);
+      col += n;
+    } else {
+      expanded += g.text;
+      col += g.width;
+    }
+  }
+  const out: string[] = [];
+  let line = '';
+  let w = 0;
+  // Tokens: a word with the spaces that follow it, so a break never starts a line with the gap.
+  for (const token of expanded.match(/[^ ]* *|$/g) ?? []) {
+    if (token === '') continue;
+    const tw = strWidth(token.trimEnd());
+    if (w > 0 && w + tw > width) {
+      out.push(line);
+      line = '';
+      w = 0;
+    }
+    for (const g of graphemes(token)) {
+      if (w + g.width > width && line && g.text !== ' ') {
+        out.push(line);
+        line = '';
+        w = 0;
+      }
+      line += g.text;
+      w += g.width;
+    }
+  }
+  out.push(line);
   return out;
 }
 

@@ -9,7 +9,7 @@ export type WatchEvent =
       source: string;
       path: string;
     }
-  | { type: 'limited'; store: string; source: string; path: string; reason: string }
+  | { type: 'limited' | 'refused'; store: string; source: string; path: string; reason: string }
   | { type: 'limited-cleared'; store: string; source: string; path: string }
   | { type: 'sync-start'; store: string; sources: string[] }
   | {

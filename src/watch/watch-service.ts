@@ -1,5 +1,6 @@
 import { createError, isKorttyError } from '../errors.js';
 import { korttyHome, watcherLockPath } from '../storage/paths.js';
+import { dataDirConflict } from '../store/data-dir.js';
 import { acquireLock, readOwner, type StoreLock } from '../store/lock.js';
 import { listStores } from '../store/store-config.js';
 import type { WatchEvent } from './events.js';
@@ -110,6 +111,13 @@ export async function startWatchService(opts: WatchOptions = {}): Promise<WatchS
     const gen = e.gen;
     if (stopping) return;
     if (e.root.state !== 'present') return rescan(e); // the sync records MISSING
+    // Every sync refuses such a source (and records why); watching it would turn the store's own
+    // writes under the data directory into changes and syncs without end.
+    const refused = dataDirConflict(e.target.path, home);
+    if (refused) {
+      log({ type: 'refused', ...who(e.target), reason: refused.message });
+      return rescan(e);
+    }
     const fsName = await probeFs(e.target.path);
     if (gen !== e.gen || stopping) return;
     if (fsName) {

@@ -10,7 +10,6 @@ import {
   DEFAULT_CHUNK_PARAMS,
   type PlacedChunk,
 } from '../../src/chunk/chunk-document.js';
-import { CHUNK_TOKENS } from '../../src/chunk/chunk-params.js';
 import { flattenDoc } from '../../src/chunk/doc-text.js';
 import { countTokens, disposeTokenizer, getTokenizer } from '../../src/chunk/tokenizer.js';
 import type { ChunkParams, ExtractedDoc } from '../../src/types.js';
@@ -73,17 +72,23 @@ test('chunking is deterministic, also across a fresh encoder', (t) => {
   t.deepEqual(a, c);
 });
 
-test('prose: ~800-token chunks cut at line ends, ~120-token overlap from a line start, exact counts', (t) => {
+/** Mean token count of all chunks but the last (which holds whatever is left). */
+const meanTokens = (placed: PlacedChunk[]) =>
+  placed.slice(0, -1).reduce((n, p) => n + p.chunk.tokens, 0) / Math.max(1, placed.length - 1);
+
+test('prose: up to 800-token chunks cut at line ends, ~120-token overlap from a line start, exact counts', (t) => {
   const text = prose(400, 5);
   const placed = checkChunking(t, lines(text), P);
   t.true(placed.length >= 10);
+  // Content-defined cuts trade a little size for stability under edits: sizes vary, 800 is the cap.
+  t.true(meanTokens(placed) >= 0.7 * P.chunkTokens, `mean ${meanTokens(placed)} tokens`);
   placed.forEach((p, i) => {
     const c = p.chunk;
     t.is(c.tokens, reference.encode_ordinary(c.text).length, `chunk ${i}: tiktoken agrees`);
     const last = i === placed.length - 1;
     if (!last) {
       t.true(c.text.endsWith('\n'), `chunk ${i} ends at a line end`);
-      t.true(c.tokens >= 600, `chunk ${i} is near the target (${c.tokens})`);
+      t.true(c.tokens >= P.chunkTokens / 2, `chunk ${i} is not tiny (${c.tokens})`);
     }
     if (i > 0) {
       const prev = placed[i - 1] as PlacedChunk;
@@ -100,13 +105,13 @@ test('prose: ~800-token chunks cut at line ends, ~120-token overlap from a line 
   });
 });
 
-test('a paragraph end near the target wins over a later line end', (t) => {
+test('a paragraph end wins over line ends when the chunks on both sides fit', (t) => {
   const para = (n: number, tag: string) =>
     Array.from({ length: n }, (_, i) => `${tag}${i} alpha beta gamma delta epsilon zeta eta theta`).join(
       '\n',
     );
   const first = para(54, 'a'); // ~650 tokens
-  const text = `${first}\n\n${para(120, 'b')}\n`;
+  const text = `${first}\n\n${para(40, 'b')}\n`;
   const tokensFirst = countTokens(`${first}\n\n`);
   t.true(tokensFirst > 600 && tokensFirst < 800, `fixture: first paragraph has ${tokensFirst} tokens`);
   const [c0] = chunkDocument(lines(text), P, tok);
@@ -160,8 +165,9 @@ test('one 5,000-token line: chunks at word starts, all on line 1', (t) => {
     t.is(chunk.lineEnd, 1);
     t.regex(chunk.text, /^ ?w\d+ .* w\d+$/, 'never cuts inside a word');
     t.is(chunk.tokens, reference.encode_ordinary(chunk.text).length);
-    if (i < placed.length - 1) t.true(chunk.tokens >= 790);
+    if (i < placed.length - 1) t.true(chunk.tokens >= P.chunkTokens / 2);
   }
+  t.true(meanTokens(placed) >= 0.7 * P.chunkTokens, `mean ${meanTokens(placed)} tokens`);
 });
 
 test('a 1 MB line without whitespace is chunked in bounded time, never splitting a character', (t) => {
@@ -204,7 +210,7 @@ test('multibyte text (CJK, emoji sequences, combining marks) round-trips at any 
     'e\u0301a\u0308o\u0302 '.repeat(80) +
     '\n' +
     Array.from({ length: 500 }, (_, i) => String.fromCodePoint(0x20000 + i)).join('');
-  for (const params of [P, { chunkTokens: 50, overlapTokens: 25 }, { chunkTokens: 51, overlapTokens: 0 }]) {
+  for (const params of [P, { chunkTokens: 16, overlapTokens: 4 }, { chunkTokens: 17, overlapTokens: 0 }]) {
     checkChunking(t, lines(text), params);
   }
 });
@@ -230,7 +236,7 @@ test('random text: invariants hold for any content and parameters', (t) => {
   fc.assert(
     fc.property(
       fc.array(fc.constantFrom(...pieces), { maxLength: 400 }),
-      fc.integer({ min: CHUNK_TOKENS.min, max: 160 }),
+      fc.integer({ min: 16, max: 120 }),
       fc.integer({ min: 0, max: 60 }),
       (parts, chunkTokens, ov) => {
         const overlapTokens = Math.min(ov, Math.floor(chunkTokens / 2));
@@ -244,8 +250,7 @@ test('random text: invariants hold for any content and parameters', (t) => {
 test('chunk parameters are validated', (t) => {
   const doc = lines('some text');
   for (const params of [
-    { chunkTokens: CHUNK_TOKENS.min - 1, overlapTokens: 0 },
-    { chunkTokens: CHUNK_TOKENS.max + 1, overlapTokens: 0 },
+    { chunkTokens: 8, overlapTokens: 0 },
     { chunkTokens: 100.5, overlapTokens: 0 },
     { chunkTokens: 100, overlapTokens: 51 },
     { chunkTokens: 100, overlapTokens: -1 },
@@ -253,4 +258,64 @@ test('chunk parameters are validated', (t) => {
     const err = t.throws(() => chunkDocument(doc, params, tok));
     t.is((err as { code?: string }).code, 'INVALID_ARGUMENT');
   }
+});
+
+/** Chunks of `after` whose text is not among the chunks of `before`: what an update would embed. */
+function newChunks(before: string, after: string): number {
+  const old = new Set(chunkDocument(lines(before), P, tok).map((c) => c.text));
+  return chunkDocument(lines(after), P, tok).filter((c) => !old.has(c.text)).length;
+}
+
+test('cuts re-synchronise: a one-line insertion or deletion changes only the chunks around it', (t) => {
+  // Prose with paragraphs, and plain lines without any blank line (where only line ends compete).
+  const plainLines = Array.from(
+    { length: 3000 },
+    (_, i) =>
+      `row ${i} ${prose(1, i + 7)
+        .replace(/^L\d+ /, '')
+        .trim()}`,
+  ).join('\n');
+  for (const [name, text] of [
+    ['paragraphs', prose(1200, 3)],
+    ['plain lines', `${plainLines}\n`],
+  ] as const) {
+    const textLines = text.split('\n');
+    t.true(chunkDocument(lines(text), P, tok).length >= 50, `${name}: a long document`);
+    const counts: number[] = [];
+    for (let k = 0; k < 40; k++) {
+      const at = Math.floor(textLines.length * (0.05 + (0.9 * k) / 40));
+      const inserted = [...textLines];
+      inserted.splice(at, 0, `An inserted line ${k} about stores and snapshots.`);
+      counts.push(newChunks(text, inserted.join('\n')));
+      const deleted = [...textLines];
+      deleted.splice(at, 1);
+      counts.push(newChunks(text, deleted.join('\n')));
+    }
+    const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
+    // A greedy chunker (each cut ~800 tokens after the previous one) often re-makes every later
+    // chunk: 6.5 per edit on average here, up to 80. Content-defined cuts: ~1.5, rarely over 3.
+    t.true(mean <= 2, `${name}: ${mean.toFixed(2)} new chunks per edit on average (${counts.join(' ')})`);
+    t.true(counts.filter((c) => c > 3).length <= counts.length / 10, `${name}: ${counts.join(' ')}`);
+    t.true(Math.max(...counts) <= 6, `${name}: ${counts.join(' ')}`);
+  }
+});
+
+test('an append changes the last chunk only, unless it was full', (t) => {
+  const add = 'One more line appended at the end of the document.\n';
+  let fits = 0;
+  let full = 0;
+  for (let paragraphs = 60; paragraphs < 900; paragraphs += 7) {
+    const text = prose(paragraphs, paragraphs);
+    const before = chunkDocument(lines(text), P, tok);
+    const last = before[before.length - 1] as { tokens: number };
+    const changed = newChunks(text, text + add);
+    if (last.tokens + countTokens(add) > P.chunkTokens) {
+      full++;
+      t.true(changed <= 3, `${paragraphs} paragraphs, last chunk full: ${changed} new chunks`);
+    } else {
+      fits++;
+      t.is(changed, 1, `${paragraphs} paragraphs`);
+    }
+  }
+  t.true(fits >= 60 && full >= 3, `${fits} documents whose last chunk had room, ${full} full`);
 });

@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { extractDocument } from '../../src/extract/extract.js';
+import { type ExtractOptions, extractDocument } from '../../src/extract/extract.js';
 import {
   buildEmptyPdf,
   buildHeavyPdf,
@@ -42,10 +41,19 @@ async function expectSkip(t: import('ava').ExecutionContext, p: Promise<unknown>
   return err;
 }
 
-/** Whether any process still runs with `needle` in its command line (the PDF path is unique). */
-function processWith(needle: string): boolean {
-  const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
-  return ps.split('\n').some((l) => l.includes(needle) && l.includes('pdf-child'));
+/** Extraction options that record the pid of the parser child each PDF is handed to. */
+function tracked(opts: ExtractOptions = {}): ExtractOptions & { pids: number[] } {
+  const pids: number[] = [];
+  return { ...opts, pids, onChild: (pid) => pid && pids.push(pid) };
+}
+
+/** Whether a process is still alive (a zombie of ours counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 test('multi-page text PDF: one text per page, in page order', async (t) => {
@@ -112,17 +120,21 @@ test('truncated and non-PDF files are skipped as pdf-invalid', async (t) => {
 test('a PDF that hangs the parser is killed at the timeout', async (t) => {
   const path = write('loop-hang.pdf', buildLoopingPdf());
   const started = Date.now();
-  const err = await expectSkip(t, extractDocument(path, 'pdf', { pdfTimeoutMs: 1500 }), 'pdf-timeout');
+  const opts = tracked({ pdfTimeoutMs: 1500 });
+  const err = await expectSkip(t, extractDocument(path, 'pdf', opts), 'pdf-timeout');
   t.regex(err.message, /loop-hang\.pdf: PDF parsing exceeded 1500 ms/);
   t.true(Date.now() - started >= 1500);
-  t.false(processWith('loop-hang.pdf'), 'the child process was killed');
+  t.is(opts.pids.length, 1);
+  t.false(alive(opts.pids[0]!), 'the child process was killed');
 });
 
 test('a PDF that exhausts the heap cap is stopped; the same cap parses a normal PDF', async (t) => {
   const heavy = write('heavy.pdf', buildHeavyPdf(300_000));
-  const err = await expectSkip(t, extractDocument(heavy, 'pdf', { pdfHeapMb: 32 }), 'pdf-timeout');
+  const opts = tracked({ pdfHeapMb: 32 });
+  const err = await expectSkip(t, extractDocument(heavy, 'pdf', opts), 'pdf-timeout');
   t.regex(err.message, /heavy\.pdf: PDF parsing exceeded the 32 MiB memory cap/);
-  t.false(processWith('heavy.pdf'));
+  t.is(opts.pids.length, 1);
+  t.false(alive(opts.pids[0]!));
   const ok = await extractDocument(write('light.pdf', buildTextPdf(PAGES)), 'pdf', { pdfHeapMb: 32 });
   t.is(ok.kind === 'pages' ? ok.pages.length : 0, 3);
 });
@@ -131,19 +143,22 @@ test('while a parser hangs this process stays responsive; aborting cancels and k
   const path = write('loop-abort.pdf', buildLoopingPdf());
   const ac = new AbortController();
   let settled = false;
-  const pending = extractDocument(path, 'pdf', { signal: ac.signal, pdfTimeoutMs: 120_000 }).finally(() => {
+  const opts = tracked({ signal: ac.signal, pdfTimeoutMs: 120_000 });
+  const pending = extractDocument(path, 'pdf', opts).finally(() => {
     settled = true;
   });
-  await waitFor(() => processWith('loop-abort.pdf'), 'the parser child to run');
+  // The parser child runs (and loops for ever); nothing waits for a fixed delay.
+  await waitFor(() => opts.pids.length === 1, 'the parser child to run');
   // The hang is confined to the child: another extraction runs to the end meanwhile.
   const other = await extractDocument(write('meanwhile.pdf', buildTextPdf(PAGES)), 'pdf');
   t.is(other.kind === 'pages' ? other.pages.length : 0, 3);
   t.false(settled, 'the hung parse is still pending');
-  t.true(processWith('loop-abort.pdf'), 'and its child still runs');
+  t.true(alive(opts.pids[0]!), 'and its child still runs');
   ac.abort();
   const err = (await t.throwsAsync(pending)) as { code?: string };
   t.is(err.code, 'EXTRACT_CANCELLED');
-  t.false(processWith('loop-abort.pdf'));
+  t.is(opts.pids.length, 1);
+  t.false(alive(opts.pids[0]!));
 });
 
 test('a missing PDF is a read error, not a parser crash', async (t) => {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { isKorttyError } from '../../src/errors.js';
 import { extractDocument } from '../../src/extract/extract.js';
+import { pooledWorkerPid } from '../../src/extract/worker-pool.js';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
 import { detectFormat } from '../../src/scan/formats.js';
 import { scanSource } from '../../src/scan/scan-source.js';
@@ -63,12 +64,14 @@ function timedPorts(home: string, pdfTimeoutMs: number, seen: Map<string, Extrac
   const base = createDefaultPorts(home);
   return {
     ...base,
-    async extract(path, _format, signal) {
+    async extract(path, _format, signal, expectSha256, scanned) {
       const t0 = performance.now();
       try {
         return await extractDocument(path, detectFormat(basename(path))?.extract ?? 'text', {
           signal,
           pdfTimeoutMs,
+          expectSha256,
+          scanned,
         });
       } catch (err) {
         seen.set(path, {
@@ -83,7 +86,7 @@ function timedPorts(home: string, pdfTimeoutMs: number, seen: Map<string, Extrac
   };
 }
 
-/** PDF parser children of this process still alive. */
+/** Extraction children of this process still alive, but for the idle reused one (HTML, .docx). */
 function parserChildren(): number[] {
   const out: number[] = [];
   for (const d of readdirSync('/proc')) {
@@ -92,10 +95,10 @@ function parserChildren(): number[] {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid !== process.pid) continue;
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('pdf-child')) out.push(Number(d));
+      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('extract-child')) out.push(Number(d));
     } catch {}
   }
-  return out;
+  return out.filter((pid) => pid !== pooledWorkerPid());
 }
 
 function problemsOf(cfg: StoreConfig): string[] {

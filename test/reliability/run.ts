@@ -10,9 +10,10 @@
 //   KORTTY_REL_POWER_SAMPLE (0: every prefix); KORTTY_REL_TERM_STREAMS (5000), KORTTY_REL_TERM_PROCESSES
 //   (30), KORTTY_REL_TERM_JSON (2000); KORTTY_REL_CANCELS (50), KORTTY_REL_CANCEL_SIGNALS
 //   (3 rounds), KORTTY_REL_DELETE_KILLS (8), KORTTY_REL_VOCAB_KILLS (10),
-//   KORTTY_REL_INSTALL_LOCK_SECONDS (30), KORTTY_REL_INSTALL_LOCK_KILLS (30).
-//   KORTTY_REL_ONLY=kill,power,io,hostile,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock
-//   runs a subset.
+//   KORTTY_REL_INSTALL_LOCK_SECONDS (30), KORTTY_REL_INSTALL_LOCK_KILLS (30); KORTTY_REL_SWAP_DIR_SYNCS
+//   (200), KORTTY_REL_SWAP_FILE_SYNCS (200), KORTTY_REL_DOC_ROUNDS (20), KORTTY_REL_WATCH_RECONCILES (4).
+//   KORTTY_REL_ONLY=kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,
+//   delete,vocab,install-lock runs a subset.
 
 import { rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -25,7 +26,7 @@ const scale = scaleFromEnv('full');
 const only = new Set(
   (
     process.env.KORTTY_REL_ONLY ??
-    'kill,power,io,hostile,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock'
+    'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock'
   ).split(','),
 );
 const base = join(tmpdir(), `kortty-rel-${process.pid}`);
@@ -92,6 +93,22 @@ await part('hostile', async () => {
     pdfSeeds: knob('PDF_SEEDS', scale, 24, 200),
     bigDirEntries: knob('BIG_DIR', scale, 6000, 100_000),
     depth: knob('DEPTH', scale, 1000, 1000),
+  });
+});
+await part('hostile-fs', async () => {
+  const { runHostileFsSuite } = await import('./hostile-fs-suite.js');
+  return runHostileFsSuite({
+    log,
+    dirSyncs: knob('SWAP_DIR_SYNCS', scale, 30, 200),
+    fileSyncs: knob('SWAP_FILE_SYNCS', scale, 30, 200),
+  });
+});
+await part('hostile-docs', async () => {
+  const { runHostileDocsSuite } = await import('./hostile-docs-suite.js');
+  return runHostileDocsSuite({
+    log,
+    rounds: knob('DOC_ROUNDS', scale, 3, 20),
+    watchReconciles: knob('WATCH_RECONCILES', scale, 2, 4),
   });
 });
 await part('kill', async () => {

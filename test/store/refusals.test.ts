@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { CHUNK_TOKENS, maxOverlapTokens } from '../../src/chunk/chunk-params.js';
+import { MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../../src/chunk/params.js';
 import { addLocalModel } from '../../src/embed/model-registry.js';
 import { encodeSnapshotV1 } from '../../src/index/snapshot-format-v1.js';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
@@ -131,8 +131,8 @@ test('chunk sizes are checked once, at creation, against the bounds the chunker 
   // chunker at the first sync.
   for (const [chunk, field] of [
     [{ chunkTokens: 100, overlapTokens: 60 }, 'overlapTokens'],
-    [{ chunkTokens: CHUNK_TOKENS.min - 1, overlapTokens: 0 }, 'chunkTokens'],
-    [{ chunkTokens: CHUNK_TOKENS.max + 1, overlapTokens: 0 }, 'chunkTokens'],
+    [{ chunkTokens: MIN_CHUNK_TOKENS - 1, overlapTokens: 0 }, 'chunkTokens'],
+    [{ chunkTokens: MAX_CHUNK_TOKENS + 1, overlapTokens: 0 }, 'chunkTokens'],
     [{ chunkTokens: 100.5, overlapTokens: 0 }, 'chunkTokens'],
   ] as const) {
     const err = await t.throwsAsync(
@@ -145,7 +145,7 @@ test('chunk sizes are checked once, at creation, against the bounds the chunker 
   // The largest overlap accepted is one the chunker takes: the first sync indexes.
   const root = await mkdtemp(join(tmpdir(), 'kortty-ref-'));
   await writeTree(root, { 'a.md': prose('apples', 60, 1) });
-  const chunk = { chunkTokens: CHUNK_TOKENS.min, overlapTokens: maxOverlapTokens(CHUNK_TOKENS.min) };
+  const chunk = { chunkTokens: MIN_CHUNK_TOKENS, overlapTokens: MIN_CHUNK_TOKENS / 2 };
   await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter', chunk }, home);
   const res = await addSources(
     'Docs',

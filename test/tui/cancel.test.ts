@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import test from 'ava';
 import { snapshotPath } from '../../src/storage/paths.js';
 import { findStore } from '../../src/store/engine.js';
-import { storeIdFor } from '../../src/store/store-config.js';
 import { bigTree, homeWithStore, prose, removeTempDirs } from './env.js';
 import { choosePath } from './flows.js';
 import { startTui } from './harness.js';
@@ -20,9 +19,9 @@ const digest = async (p: string) =>
     .digest('hex');
 
 test('cancel during the scan and during indexing: old snapshot unchanged; second job refused with the reason', async (t) => {
-  const { home } = await homeWithStore({ 'apples.md': prose('apples', 30, 1) });
+  const { home, id } = await homeWithStore({ 'apples.md': prose('apples', 30, 1) });
   const big = await bigTree(3000);
-  const snap = snapshotPath(storeIdFor('Docs'), home);
+  const snap = snapshotPath(id, home);
   const before = await digest(snap);
   const tui = await startTui({ home });
   try {

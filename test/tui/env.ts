@@ -76,7 +76,7 @@ export async function bigTree(n: number, prefix = 'kortty-tui-big-'): Promise<st
 export async function homeWithStore(files: Record<string, string | Buffer>, name = 'Docs') {
   const home = await homeWithModel();
   const root = await sourceTree(files);
-  await createStore({ name, modelId: STARTER_MODEL_ID, roles: ['text'] }, home);
+  const { id } = await createStore({ name, modelId: STARTER_MODEL_ID, roles: ['text'] }, home);
   await addSources(name, [{ kind: 'folder', path: root }], {}, home);
-  return { home, root };
+  return { home, root, id };
 }

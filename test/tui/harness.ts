@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import unicode11 from '@xterm/addon-unicode11';
 import xterm from '@xterm/headless';
 import pty from 'node-pty';
 import type { ActionName } from '../../src/tui/actions.js';
@@ -75,11 +76,34 @@ export interface Tui {
   exited: Promise<number>;
   /** Every screen seen at an idle marker, oldest first (intermediate progress frames included). */
   history: string[];
-  /** Foreground/background colour codes and boldness of the cell at (x, y). */
-  cell(x: number, y: number): Promise<{ fg: number; bg: number; bold: boolean; char: string }>;
+  /** Colours (palette index or 0xRRGGBB, see the modes), boldness and text of the cell at (x, y). */
+  cell(x: number, y: number): Promise<CellInfo>;
   /** Milliseconds from spawn to the first idle marker (first full paint with data). */
   firstPaintMs: Promise<number>;
   pid: number;
+}
+
+export type ColourMode = 'default' | 'palette' | 'rgb';
+
+export interface CellInfo {
+  fg: number;
+  bg: number;
+  fgMode: ColourMode;
+  bgMode: ColourMode;
+  bold: boolean;
+  char: string;
+  /** Cells the character takes (2 for a wide one, 0 for the cell it covers). */
+  width: number;
+}
+
+/** The caller's environment without what would change the pane's colour depth between machines. */
+function withoutColourHints(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out = { ...env } as Record<string, string>;
+  delete out.COLORTERM;
+  delete out.KORTTY_COLORS;
+  delete out.TERMINFO;
+  delete out.TERMINFO_DIRS;
+  return out;
 }
 
 export async function tempDir(prefix: string): Promise<string> {
@@ -92,6 +116,10 @@ export async function startTui(o: StartOptions): Promise<Tui> {
   const timeoutMs = o.timeoutMs ?? 60_000;
   const keymap = loadKeymap(o.keymap ?? 'default', o.home, ROOT);
   const term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
+  // Unicode 11 widths, as current terminals use: 🚀 takes two cells (xterm.js's default, Unicode 6,
+  // gives it one).
+  term.loadAddon(new unicode11.Unicode11Addon());
+  term.unicode.activeVersion = '11';
   const args = [
     BIN,
     ...(o.argv ?? [
@@ -102,12 +130,13 @@ export async function startTui(o: StartOptions): Promise<Tui> {
   ];
   const t0 = performance.now();
   const proc = pty.spawn(process.execPath, args, {
-    name: 'xterm-256color',
+    // node-pty sets TERM from the name.
+    name: o.env?.TERM ?? 'xterm-256color',
     cols,
     rows,
     cwd: o.cwd ?? ROOT,
     env: {
-      ...(process.env as Record<string, string>),
+      ...withoutColourHints(process.env),
       KORTTY_HOME: o.home,
       KORTTY_TUI_TEST: '1',
       TERM: 'xterm-256color',
@@ -213,17 +242,23 @@ export async function startTui(o: StartOptions): Promise<Tui> {
     async cell(x, y) {
       await parsing;
       const c = term.buffer.active.getLine(y)?.getCell(x);
+      const mode = (rgb?: boolean, palette?: boolean): ColourMode =>
+        rgb ? 'rgb' : palette ? 'palette' : 'default';
       return {
         fg: c?.getFgColor() ?? -1,
         bg: c?.getBgColor() ?? -1,
+        fgMode: mode(c?.isFgRGB(), c?.isFgPalette()),
+        bgMode: mode(c?.isBgRGB(), c?.isBgPalette()),
         bold: Boolean(c?.isBold()),
         char: c?.getChars() ?? '',
+        width: c?.getWidth() ?? 1,
       };
     },
     async press(action, times = 1) {
-      const key = keymap.keys[action][0]!;
+      // A key sequence ("C-x C-c") is its keys one after the other.
+      const seq = keymap.keys[action][0]!.split(' ');
       let s = '';
-      for (let i = 0; i < times; i++) s = await send(keyBytes(key), 1);
+      for (let i = 0; i < times; i++) s = await send(seq.map(keyBytes).join(''), seq.length);
       return s;
     },
     // One write: the pane's key decoder splits it into one key press per character.
@@ -246,7 +281,8 @@ export async function startTui(o: StartOptions): Promise<Tui> {
       return screenText();
     },
     async quit() {
-      if (exitCode === undefined) proc.write(keyBytes(keymap.keys['universal.quit'][0]!));
+      if (exitCode === undefined)
+        proc.write(keymap.keys['universal.quit'][0]!.split(' ').map(keyBytes).join(''));
       const code = await Promise.race([exited, new Promise<number>((r) => setTimeout(() => r(-1), 10_000))]);
       if (code === -1) proc.kill();
       return code;

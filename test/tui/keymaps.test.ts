@@ -25,7 +25,7 @@ for (const name of ['default', 'vim', 'emacs']) {
 
       s = await tui.press('universal.help');
       t.true(s.includes(`Keys · keymap ${name}`), s);
-      const createKeys = km.keys['stores.create'].map(keyLabel).join(' ');
+      const createKeys = km.keys['stores.create'].map(keyLabel).join(', ');
       t.regex(
         s,
         new RegExp(`${createKeys.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+Create a knowledge store`),
@@ -66,3 +66,40 @@ for (const name of ['default', 'vim', 'emacs']) {
     }
   });
 }
+
+test('emacs: C-x alone waits for the rest of a sequence and never quits; C-x C-c quits. vim: l goes in, h comes back', async (t) => {
+  const { home } = await homeWithStore({ 'a.md': prose('apples', 20, 1) }, 'Alpha');
+  const emacs = await startTui({ home, keymap: 'emacs' });
+  try {
+    let s = await emacs.pressKey('C-x');
+    t.true(s.includes('ctrl-x …'), s);
+    s = await emacs.pressKey('q');
+    t.true(s.includes('ctrl-x q is not bound here'), s);
+    s = await emacs.pressKey('C-x');
+    s = await emacs.pressKey('C-g');
+    t.false(s.includes('ctrl-x …'), s);
+    t.true(s.includes('Stores (1)'), 'still running');
+    await emacs.press('universal.help');
+    s = await emacs.press('list.bottom');
+    t.regex(s, /ctrl-x ctrl-c,\s+Quit kortty-rag.*\n.*ctrl-c {2}/);
+    await emacs.press('universal.back');
+    // quit() types the keymap's first quit key: the sequence C-x C-c.
+    t.deepEqual(emacs.keymap.keys['universal.quit'], ['C-x C-c', 'C-c']);
+    t.is(await emacs.quit(), 0);
+  } finally {
+    await emacs.quit();
+  }
+
+  const vim = await startTui({ home, keymap: 'vim' });
+  try {
+    let s = await vim.pressKey('l');
+    t.regex(highlighted(s), /folder manual READY/);
+    t.true(s.split('\n')[1]!.startsWith('┌'), 'the sources pane has the focus');
+    s = await vim.pressKey('h');
+    t.regex(highlighted(s), /Alpha/);
+    s = await vim.pressKey('l');
+    t.regex(highlighted(s), /folder manual READY/);
+  } finally {
+    await vim.quit();
+  }
+});

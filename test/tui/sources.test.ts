@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import test from 'ava';
 import { storeDir } from '../../src/storage/paths.js';
 import { findStore } from '../../src/store/engine.js';
-import { storeIdFor } from '../../src/store/store-config.js';
 import { homeWithStore, prose, removeTempDirs, sourceTree } from './env.js';
 import { choosePath, focusField, highlighted, selectRow } from './flows.js';
 import { startTui } from './harness.js';
@@ -15,7 +14,7 @@ test.after.always(removeTempDirs);
 // removed files), Disable/Enable, Remove, then Delete store. Source files are never touched.
 
 test('Update now after edits, disable/enable, remove the source, delete the store', async (t) => {
-  const { home, root } = await homeWithStore({
+  const { home, root, id } = await homeWithStore({
     'apples.md': prose('apples', 30, 1),
     'bikes.txt': prose('bikes', 20, 2),
   });
@@ -70,7 +69,7 @@ test('Update now after edits, disable/enable, remove the source, delete the stor
 
     await tui.press('universal.back');
     s = await tui.press('stores.delete');
-    const dir = storeDir(storeIdFor('Docs'), home);
+    const dir = storeDir(id, home);
     t.true(s.replace(/[│\s]+/g, ' ').includes(dir), s);
     t.true(s.includes('Source files are kept'), s);
     s = await tui.press('confirm.yes');

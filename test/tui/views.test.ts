@@ -2,14 +2,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import type { StoreConfig } from '../../src/store/store-types.js';
-import { ACTION_NAMES } from '../../src/tui/actions.js';
+import { ACTION_NAMES, CHAINS } from '../../src/tui/actions.js';
 import { helpRows, hints } from '../../src/tui/bindings.js';
 import { loadKeymap, loadTheme } from '../../src/tui/config-files.js';
 import { createForm } from '../../src/tui/controllers/create-controller.js';
 import { editorCommand, splitCommand } from '../../src/tui/editor.js';
 import { fieldValue, focused, isVisible, moveFocus, toggle, typeText } from '../../src/tui/forms.js';
-import { keyLabel, keymapConflicts, normalizeKey, parseKeymap } from '../../src/tui/keymap.js';
-import { paintLine } from '../../src/tui/paint.js';
+import {
+  keyLabel,
+  keymapConflicts,
+  matchKeys,
+  normalizeKey,
+  normalizeKeySpec,
+  parseKeymap,
+} from '../../src/tui/keymap.js';
+import { createPainter } from '../../src/tui/paint.js';
 import { ROLES } from '../../src/tui/roles.js';
 import { type AppState, initialState, type JobState } from '../../src/tui/state.js';
 import { box, lineText, lineWidth, overlay, sliceLine, textLine } from '../../src/tui/styled.js';
@@ -115,6 +122,31 @@ test('keys: normalisation and labels', (t) => {
   for (const [k, want] of labels) t.is(keyLabel(k), want, k);
 });
 
+test('key sequences: "C-x C-c" waits after its prefix; a key cannot be both bound and a prefix', (t) => {
+  t.is(normalizeKeySpec('ctrl+x ctrl+c'), 'C-x C-c');
+  t.is(normalizeKeySpec(' '), 'space');
+  t.is(normalizeKeySpec('C-x hyper+c'), undefined);
+  t.is(keyLabel('C-x C-c'), 'ctrl-x ctrl-c');
+  const emacs = loadKeymap('emacs', '/nonexistent-home', ROOT);
+  const chain = CHAINS.stores!;
+  t.deepEqual(matchKeys(emacs, chain, ['C-x']), { prefix: 'C-x' }, 'C-x alone does not quit');
+  t.deepEqual(matchKeys(emacs, chain, ['C-x', 'C-c']), { action: 'universal.quit' });
+  t.deepEqual(matchKeys(emacs, chain, ['C-x', 'q']), { unbound: 'C-x q' });
+  t.deepEqual(matchKeys(emacs, chain, ['C-c']), { action: 'universal.quit' });
+  t.is(matchKeys(emacs, chain, ['C-z']), undefined);
+  const base = loadKeymap('default', '/nonexistent-home', ROOT);
+  t.throws(
+    () => parseKeymap({ bindings: { 'universal.quit': ['C-x'], 'stores.create': 'C-x n' } }, 'x.json', base),
+    {
+      message: /key ctrl-x \(universal\.quit\) is also the start of ctrl-x n \(stores\.create\)/,
+    },
+  );
+  const vim = loadKeymap('vim', '/nonexistent-home', ROOT);
+  t.deepEqual(matchKeys(vim, CHAINS.stores!, ['l']), { action: 'stores.open' });
+  t.deepEqual(matchKeys(vim, CHAINS.sources!, ['h']), { action: 'sources.back' });
+  t.deepEqual(matchKeys(vim, CHAINS.browser!, ['h']), { action: 'browser.parent' });
+});
+
 test('shipped keymaps bind every action with no key meaning two things on one screen', (t) => {
   for (const name of ['default', 'vim', 'emacs']) {
     const km = loadKeymap(name, '/nonexistent-home', ROOT);
@@ -151,16 +183,19 @@ test('shipped themes define every role with valid colours; bad colours are refus
   t.throws(() => parseTheme({ roles: { nope: {} } }, 't.json'), { message: /unknown role "nope"/ });
 });
 
-test('paint: roles become the theme’s tags in one place; braces in text are escaped', (t) => {
+test('paint: roles become SGR attributes in one place; text is never interpreted', (t) => {
   const theme = parseTheme(
     { roles: { default: { fg: '#111111', bg: '#222222' }, statusError: { fg: 'red', bold: true } } },
     't.json',
   );
-  t.is(
-    paintLine({ segs: [{ text: 'a{b}', role: 'statusError' }] }, theme),
-    '{red-fg}{#222222-bg}{bold}a{open}b{close}{/}',
+  const grid = createPainter(theme, 'truecolor').grid(
+    [{ segs: [{ text: 'a{b}', role: 'statusError' }, { text: 'x' }] }],
+    6,
+    1,
   );
-  t.is(paintLine({ segs: [{ text: 'x' }, { text: 'y' }] }, theme), '{#111111-fg}{#222222-bg}xy{/}');
+  t.is(grid[0]!.map((c) => c.text).join(''), 'a{b}x ');
+  t.is(grid[0]![0]!.sgr, '\x1b[0;1;31;48;2;34;34;34m');
+  t.is(grid[0]![4]!.sgr, '\x1b[0;38;2;17;17;17;48;2;34;34;34m');
 });
 
 test('editor: an argument vector, never a shell string', (t) => {
@@ -229,7 +264,11 @@ const store = (over: Partial<StoreConfig> = {}): StoreConfig => ({
       files: 12,
       chunks: 40,
       problems: 1,
-      problemList: [{ path: '/home/u/notes/x.bin', reason: 'binary', explanation: 'NUL byte at 3' }],
+      problemList: [
+        { path: '/home/u/notes/x.txt', reason: 'not-utf8', explanation: 'invalid UTF-8 at byte 3' },
+      ],
+      skipped: 1,
+      skippedList: [{ path: '/home/u/notes/x.bin', reason: 'binary', explanation: 'NUL byte at 3' }],
       lastIndexedAt: '2025-01-02T03:04:05Z',
       hashes: {},
     },
@@ -374,7 +413,7 @@ test('review summary: counts, skip reasons and format groups', (t) => {
       toIndex: { new: 2, changed: 1 },
       unchanged: 3,
       removed: 1,
-      skipped: { binary: 2, hidden: 1 },
+      skipped: { binary: 2, hidden: 1, 'not-utf8': 1 },
       formats: {
         markdown: { count: 2, bytes: 5 },
         python: { count: 1, bytes: 5 },
@@ -385,8 +424,9 @@ test('review summary: counts, skip reasons and format groups', (t) => {
     },
   };
   const s = summaryText(r);
-  t.is(s.counts, 'new 2 · changed 1 · unchanged 3 · removed 1 · skipped 3');
-  t.is(s.skipped, 'binary 2, hidden 1');
+  t.is(s.counts, 'new 2 · changed 1 · unchanged 3 · removed 1 · skipped 4');
+  t.is(s.skipped, 'binary 2, hidden 1', 'skipped by design');
+  t.is(s.problems, 'not-utf8 1', 'files that should have been indexed');
   t.regex(s.formats, /Code 1 \(python\).*Markup 2 \(markdown\).*Text 3 \(text\)/);
 });
 
@@ -421,10 +461,8 @@ test('hints and help rows come from the binding records and the keymap', (t) => 
       ],
     },
   ];
-  t.deepEqual(hints(groups, km), [
-    { key: 'r', label: 'update', disabled: true },
-    { key: 'a', label: 'add files', disabled: false },
-  ]);
+  // The hint bar shows only keys that work now; the help overlay keeps the disabled one and why.
+  t.deepEqual(hints(groups, km), [{ key: 'a', label: 'add files' }]);
   const rows = helpRows(groups, km);
   t.deepEqual(rows[0], { keys: '', description: 'Sources pane', heading: true });
   t.deepEqual(rows[1], {
@@ -432,5 +470,5 @@ test('hints and help rows come from the binding records and the keymap', (t) => 
     description: 'Update now: check the selected source again',
     disabled: 'busy',
   });
-  t.is(rows[3]!.keys, 'j ↓');
+  t.is(rows[3]!.keys, 'j, ↓');
 });

@@ -134,6 +134,8 @@ test('watchTargets: enabled automatic sources only; diffTargets', (t) => {
     chunks: 0,
     problems: 0,
     problemList: [],
+    skipped: 0,
+    skippedList: [],
     hashes: {},
     ...over,
   });

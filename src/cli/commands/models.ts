@@ -20,6 +20,7 @@ import {
 } from '../../embed/model-registry.js';
 import { createError, isKorttyError } from '../../errors.js';
 import { korttyHome, modelsDir } from '../../storage/paths.js';
+import { pad, width } from '../../util/display-width.js';
 import { type CommandGroup, defineCommand } from '../command.js';
 import { createInterrupt } from '../interrupt.js';
 import type { CliIO } from '../io.js';
@@ -208,10 +209,10 @@ export function formatListing(l: ModelListing): string {
       status,
     ]);
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => width(r[i]!))));
   const lines = [
     `memory on this machine: ${formatBytes(l.totalMemoryBytes)}`,
-    ...rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')),
+    ...rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : pad(c, widths[i]!))).join('  ')),
     `* preselected (${l.defaultModelId})`,
   ];
   const other = l.installed.filter((r) => !r.inCatalog);

@@ -89,17 +89,37 @@ const list = defineCommand({
       s.sync,
       s.enabled ? s.status : 'DISABLED',
       `${s.files}/${s.chunks}`,
+      s.lastChunksEmbedded === undefined ? '-' : `${s.lastChunksEmbedded}/${s.lastChunksReused ?? 0}`,
       String(s.problems),
+      String(s.skipped),
       s.lastIndexedAt ?? '-',
     ]);
+    // Why a source is ERROR or MISSING (a failed sync, a refused or vanished root).
+    const reasons = cfg.sources
+      .filter((s) => s.enabled && (s.status === 'ERROR' || s.status === 'MISSING') && s.statusReason)
+      .map((s) => sanitizeLine(`${s.id} ${s.status}: ${s.statusReason}`));
     out(
       cfg.sources,
       cfg.sources.length === 0
         ? `store "${sanitizeLine(cfg.name)}" has no sources: kortty-rag source add ${sanitizeLine(cfg.name)} PATH`
-        : table([
-            ['ID', 'PATH', 'TYPE', 'SYNC', 'STATUS', 'FILES/CHUNKS', 'PROBLEMS', 'LAST INDEXED'],
-            ...rows,
-          ]),
+        : [
+            table([
+              [
+                'ID',
+                'PATH',
+                'TYPE',
+                'SYNC',
+                'STATUS',
+                'FILES/CHUNKS',
+                'EMBEDDED/REUSED',
+                'PROBLEMS',
+                'SKIPPED',
+                'LAST INDEXED',
+              ],
+              ...rows,
+            ]),
+            ...reasons,
+          ].join('\n'),
     );
     return 0;
   },
@@ -109,12 +129,22 @@ const update = defineCommand({
   name: 'source update',
   summary: 'Update now: rescan sources and index what changed (all sources when none given)',
   positionals: [STORE, { name: 'SOURCE', variadic: true, optional: true }],
-  options: { yes: yesOption },
-  notes: 'Ctrl-C cancels before activation and leaves the store as it was.',
+  options: {
+    'retry-failed': {
+      type: 'boolean',
+      help: 'extract again the files whose extraction failed before, although they are unchanged',
+    },
+    yes: yesOption,
+  },
+  notes: `A file whose extraction failed (a PDF that timed out, a parser's heap cap, a damaged
+document) is not parsed again while it is unchanged: the review shows it skipped, "unchanged since
+it failed on DATE". --retry-failed tries such files again. Ctrl-C cancels before activation and
+leaves the store as it was.`,
   async run({ values, args, positionals, io, out, json }) {
     const refs = positionals.slice(1);
     const job = await runCliJob(io, { quiet: json }, (h) =>
       updateSources(args.STORE!, refs.length ? refs : 'all', {
+        retryFailed: Boolean(values['retry-failed']),
         confirm: (reviews) => confirmReviews(reviews, io, h, { yes: Boolean(values.yes), json }),
         onProgress: h.onProgress,
         signal: h.signal,

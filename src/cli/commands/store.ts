@@ -1,4 +1,4 @@
-import { CHUNK_TOKENS, DEFAULT_CHUNK_PARAMS } from '../../chunk/chunk-params.js';
+import { DEFAULT_CHUNK_PARAMS, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../../chunk/params.js';
 import {
   createStore,
   deleteStore,
@@ -34,7 +34,7 @@ const create = defineCommand({
     'chunk-size': {
       type: 'string',
       value: 'N',
-      help: `tokens per chunk, ${CHUNK_TOKENS.min}..${CHUNK_TOKENS.max} (default ${DEFAULT_CHUNK_PARAMS.chunkTokens})`,
+      help: `tokens per chunk, ${MIN_CHUNK_TOKENS}..${MAX_CHUNK_TOKENS} (default ${DEFAULT_CHUNK_PARAMS.chunkTokens})`,
       check: wholeNumber(1),
     },
     'chunk-overlap': {
@@ -144,7 +144,7 @@ const show = defineCommand({
       `  snapshot: ${stats.documents} documents, ${stats.chunks} chunks`,
       ...cfg.sources.map(
         (s) =>
-          `  ${s.id} ${s.kind} ${sanitizeLine(s.path)} [${s.sync}] ${s.status}${s.enabled ? '' : ' (disabled)'} files ${s.files} chunks ${s.chunks} problems ${s.problems}`,
+          `  ${s.id} ${s.kind} ${sanitizeLine(s.path)} [${s.sync}] ${s.status}${s.enabled ? '' : ' (disabled)'} files ${s.files} chunks ${s.chunks} problems ${s.problems} skipped ${s.skipped}`,
       ),
     ].join('\n');
     out({ ...cfg, snapshot: stats }, text);

@@ -36,17 +36,19 @@ async function runTui({ values, io }: CommandContext<typeof options>): Promise<n
   // Both are validated before the screen is taken over, so a bad file is reported on a normal terminal.
   const keymap = loadKeymap(values.keymap ?? cfg.keymap ?? 'default', home, io.cwd);
   const theme = loadTheme(values.theme ?? cfg.theme ?? 'dark', home, io.cwd);
-  const [{ runApp }, { createScreen }, { createServices }, { createLoopStats }] = await Promise.all([
-    import('../../tui/app.js'),
-    import('../../tui/screen.js'),
-    import('../../tui/services.js'),
-    import('../../tui/signal.js'),
-  ]);
+  const [{ runApp }, { createScreen }, { createServices }, { createLoopStats }, { detectColourDepth }] =
+    await Promise.all([
+      import('../../tui/app.js'),
+      import('../../tui/screen.js'),
+      import('../../tui/services.js'),
+      import('../../tui/signal.js'),
+      import('../../tui/terminfo-file.js'),
+    ]);
   const code = await runApp({
     services: createServices(home),
     keymap,
     theme,
-    screen: createScreen(),
+    screen: createScreen({ theme, depth: detectColourDepth(io.env) }),
     env: io.env,
     test: io.env.KORTTY_TUI_TEST === '1',
     loop: createLoopStats(io.env.KORTTY_TUI_LOOP_STATS),

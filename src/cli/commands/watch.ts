@@ -148,6 +148,8 @@ function describe(e: WatchEvent): string {
       return `${e.type.replace('sync-', 'sync ')} ${e.store}: ${e.reason}`;
     case 'limited':
       return `limited monitoring ${e.store} ${e.path}: ${e.reason}`;
+    case 'refused':
+      return `not watched ${e.store} ${e.path}: ${e.reason}`;
     case 'limited-cleared':
       return `monitoring restored ${e.store} ${e.path}`;
     default:

@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Binding } from '../bindings.js';
+import { clampCursor, type LineState } from '../line-editor.js';
 import type { BrowserDialog } from '../state.js';
 import { browserRows } from '../views/browser-view.js';
 import type { Ctx, Scope } from './ctx.js';
@@ -128,11 +129,13 @@ export function browserScope(ctx: Ctx, d: BrowserDialog): Scope {
       action: 'browser.goto',
       handler: () => {
         d.goto = '';
+        d.gotoCursor = 0;
       },
     },
     {
       action: 'universal.back',
       description: 'Stop typing the path / close the browser',
+      label: 'close',
       handler: () => {
         if (d.goto !== undefined) d.goto = undefined;
         else ctx.pop(d);
@@ -151,11 +154,10 @@ export function browserScope(ctx: Ctx, d: BrowserDialog): Scope {
     ...(d.goto !== undefined
       ? {
           text: {
-            insert: (t: string) => {
-              d.goto += t;
-            },
-            backspace: () => {
-              d.goto = [...(d.goto ?? '')].slice(0, -1).join('');
+            get: () => ({ text: d.goto ?? '', cursor: clampCursor(d.goto ?? '', d.gotoCursor) }),
+            set: (s: LineState) => {
+              d.goto = s.text;
+              d.gotoCursor = s.cursor;
             },
           },
         }

@@ -1,9 +1,4 @@
-import {
-  CHUNK_TOKENS,
-  chunkParamsProblem,
-  DEFAULT_CHUNK_PARAMS,
-  maxOverlapTokens,
-} from '../../chunk/chunk-params.js';
+import { chunkParamsProblem, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../../chunk/params.js';
 import { STARTER_MODEL_ID } from '../../embed/starter-model.js';
 import { formatBytes } from '../../scan/units.js';
 import type { CreateStoreInput } from '../../store/engine.js';
@@ -96,17 +91,17 @@ export function createForm(models: readonly ModelChoice[]): Form {
       kind: 'text',
       id: 'chunkSize',
       label: 'Chunk size',
-      value: String(DEFAULT_CHUNK_PARAMS.chunkTokens),
+      value: '800',
       section: 'advanced',
-      hint: `Tokens per chunk (${CHUNK_TOKENS.min} to ${CHUNK_TOKENS.max}).`,
+      hint: `Tokens per chunk (${MIN_CHUNK_TOKENS} to ${MAX_CHUNK_TOKENS}).`,
     },
     {
       kind: 'text',
       id: 'chunkOverlap',
       label: 'Chunk overlap',
-      value: String(DEFAULT_CHUNK_PARAMS.overlapTokens),
+      value: '120',
       section: 'advanced',
-      hint: 'Tokens shared by neighbouring chunks (at most half a chunk).',
+      hint: 'Tokens shared by neighbouring chunks.',
     },
     {
       kind: 'check',
@@ -158,10 +153,10 @@ function input(d: CreateDialog): CreateStoreInput | string {
   const int = (id: string) => Number(textOf(d.form, id));
   const size = int('chunkSize');
   const overlap = int('chunkOverlap');
-  const chunkProblem = chunkParamsProblem({ chunkTokens: size, overlapTokens: overlap });
-  if (chunkProblem?.name === 'chunkTokens')
-    return `Chunk size: a whole number of tokens from ${CHUNK_TOKENS.min} to ${CHUNK_TOKENS.max}`;
-  if (chunkProblem) return `Chunk overlap: a whole number from 0 to ${maxOverlapTokens(size)}`;
+  const bad = chunkParamsProblem({ chunkTokens: size, overlapTokens: overlap });
+  if (bad?.name === 'chunkTokens')
+    return `Chunk size: a whole number of tokens from ${MIN_CHUNK_TOKENS} to ${MAX_CHUNK_TOKENS}`;
+  if (bad) return 'Chunk overlap: a whole number from 0 to half the chunk size';
   const dim = textOf(d.form, 'dimension');
   if (dim && !/^\d+$/.test(dim)) return 'Dimension: a whole number, or empty for the model’s own';
   const roles: Role[] = [
@@ -205,6 +200,13 @@ async function submit(ctx: Ctx, d: CreateDialog) {
     return;
   }
   await ctx.refresh();
+  // The new store is the one the user is working on now.
+  const at = ctx.state.stores.findIndex((s) => s.id === cfg.id);
+  if (at >= 0) {
+    ctx.state.storeSel = at;
+    ctx.state.sourceSel = 0;
+    ctx.state.focus = 'sources';
+  }
   d.form = { ...d.form, error: undefined };
   ctx.pop(d);
   await ctx.jobs.start(

@@ -1,5 +1,6 @@
 import type { BindingGroup } from '../bindings.js';
 import type { Keymap } from '../keymap.js';
+import type { LineState } from '../line-editor.js';
 import type { Services } from '../services.js';
 import type { AppState, Dialog, Level } from '../state.js';
 import type { JobController } from './job-controller.js';
@@ -27,9 +28,10 @@ export interface Ctx {
   quit(): void;
 }
 
+/** A focused text input: the line editor (line-editor.ts) reads and replaces its text and cursor. */
 export interface TextTarget {
-  insert(text: string): void;
-  backspace(): void;
+  get(): LineState;
+  set(s: LineState): void;
 }
 
 /** The bindings in force for what has focus, most specific group first. */

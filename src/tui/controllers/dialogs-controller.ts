@@ -50,7 +50,7 @@ export function confirmScope(ctx: Ctx, d: ConfirmDialog): Scope {
 
 export function helpScope(ctx: Ctx, d: HelpDialog): Scope {
   const bindings: Binding[] = [
-    { action: 'universal.back', description: 'Close the help', handler: () => ctx.pop(d) },
+    { action: 'universal.back', description: 'Close the help', label: 'close', handler: () => ctx.pop(d) },
     { action: 'universal.help', description: 'Close the help', handler: () => ctx.pop(d) },
     ...listBindings({
       count: () => d.rows.length,

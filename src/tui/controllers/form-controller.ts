@@ -1,5 +1,5 @@
 import type { Binding } from '../bindings.js';
-import { backspace, type Form, focused, isTextFocused, moveFocus, toggle, typeText } from '../forms.js';
+import { type Form, focused, isTextFocused, moveFocus, setTextState, textState, toggle } from '../forms.js';
 import type { Ctx, Scope } from './ctx.js';
 
 // The bindings every form dialog shares: move between fields, toggle, press buttons, type text.
@@ -39,6 +39,7 @@ export function formScope(ctx: Ctx, host: FormHost, title: string, extra: Bindin
     {
       action: 'universal.back',
       description: 'Close without saving',
+      label: 'close',
       handler: () => (host.close ? host.close() : ctx.pop()),
     },
   ];
@@ -49,8 +50,8 @@ export function formScope(ctx: Ctx, host: FormHost, title: string, extra: Bindin
     ...(isTextFocused(host.get())
       ? {
           text: {
-            insert: (t) => host.set(typeText(host.get(), t)),
-            backspace: () => host.set(backspace(host.get())),
+            get: () => textState(host.get()),
+            set: (s) => host.set(setTextState(host.get(), s)),
           },
         }
       : {}),

@@ -45,14 +45,18 @@ export function globalBindings(ctx: Ctx, openHelp: () => void): Binding[] {
 export function paneBindings(ctx: Ctx): Binding[] {
   const s = ctx.state;
   return [
-    {
-      action: 'universal.nextPane',
-      handler: () => {
-        s.tab = 'stores';
-        s.focus = s.focus === 'stores' ? 'sources' : 'stores';
-      },
-      hint: false,
-    },
+    // The runs tab has one pane: tab / 1 go back to the stores tab from there.
+    ...(s.tab === 'stores'
+      ? [
+          {
+            action: 'universal.nextPane' as const,
+            handler: () => {
+              s.focus = s.focus === 'stores' ? 'sources' : 'stores';
+            },
+            hint: false,
+          },
+        ]
+      : []),
     {
       action: 'universal.tabStores',
       handler: () => {

@@ -1,6 +1,7 @@
 import { isKorttyError } from '../../errors.js';
 import type { JobSpec } from '../../store/job-protocol.js';
 import type { JobHandle } from '../../store/job-runner.js';
+import type { JobSummary, SourceRecord } from '../../store/store-types.js';
 import type { Review } from '../../types.js';
 import type { Services } from '../services.js';
 import type { LoopStats } from '../signal.js';
@@ -11,7 +12,7 @@ import type { AppState, Dialog, JobState, Level } from '../state.js';
 // review, and ends with a summary, a cancellation notice or an error.
 
 export interface JobController {
-  start(spec: JobSpec, job: Omit<JobState, 'phase' | 'cancelling' | 'startedAt'>): Promise<void>;
+  start(spec: JobSpec, job: Omit<JobState, 'phase' | 'cancelling' | 'startedAt' | 'removing'>): Promise<void>;
   confirmReview(ok: boolean): void;
   cancel(): void;
   cancelBlocked(): string | undefined;
@@ -121,10 +122,7 @@ export function createJobController(h: JobHost): JobController {
         sources,
         created: Boolean(job.restore),
       });
-      h.notify(
-        `${job.op === 'remove' ? 'Removed' : 'Indexed'}: ${outcome.result.summary.indexed} new/changed, ${outcome.result.summary.removed} removed.`,
-        'ok',
-      );
+      h.notify(doneMessage(job, outcome.result.summary, job.removing ?? []), 'ok');
     }
     h.render();
   };
@@ -134,6 +132,14 @@ export function createJobController(h: JobHost): JobController {
       cancelEarly = false;
       const job: JobState = {
         ...info,
+        // What a removed source was, before store.json forgets it.
+        ...(spec.op === 'remove'
+          ? {
+              removing: (s.stores.find((x) => x.id === info.storeId)?.sources ?? [])
+                .filter((x) => info.sourceIds.includes(x.id))
+                .map((x) => ({ path: x.path, chunks: x.chunks })),
+            }
+          : {}),
         phase: spec.op === 'remove' ? 'indexing' : 'checking',
         cancelling: false,
         startedAt: Date.now(),
@@ -196,4 +202,29 @@ export function createJobController(h: JobHost): JobController {
     },
     ownPids: () => (handle?.pid ? [handle.pid] : []),
   };
+}
+
+/** The status line after a job: what changed, in words that fit the operation. */
+export function doneMessage(
+  job: Pick<JobState, 'op' | 'storeName'>,
+  sum: JobSummary,
+  gone: readonly Pick<SourceRecord, 'path' | 'chunks'>[],
+): string {
+  const n = (x: number, one: string, many = `${one}s`) =>
+    `${x.toLocaleString('en-US')} ${x === 1 ? one : many}`;
+  if (job.op === 'remove') {
+    const what = gone.length === 1 ? gone[0]!.path : n(gone.length || 1, 'source');
+    const chunks = gone.reduce((a, x) => a + x.chunks, 0);
+    return sum.removed > 0 || chunks > 0
+      ? `Removed ${what} from "${job.storeName}": ${n(sum.removed, 'document')} (${n(chunks, 'chunk')}) left the index; the files are untouched.`
+      : `Removed ${what} from "${job.storeName}"; nothing of it was indexed. The files are untouched.`;
+  }
+  const parts = [
+    `${n(sum.indexed, 'document')} indexed`,
+    ...(sum.unchanged ? [`${sum.unchanged.toLocaleString('en-US')} unchanged`] : []),
+    ...(sum.removed ? [`${sum.removed.toLocaleString('en-US')} removed`] : []),
+    ...(sum.skipped ? [`${sum.skipped.toLocaleString('en-US')} skipped`] : []),
+    ...(sum.problems ? [n(sum.problems, 'problem')] : []),
+  ];
+  return `"${job.storeName}": ${parts.join(', ')}.`;
 }

@@ -1,4 +1,5 @@
 import { helpRows } from '../bindings.js';
+import { EDIT_KEYS } from '../line-editor.js';
 import { topDialog } from '../state.js';
 import { addSourceScope } from './add-source-controller.js';
 import { assistantScope } from './assistant-controller.js';
@@ -46,6 +47,7 @@ function ownScope(ctx: Ctx, skipHelp = false): Scope {
               {
                 action: 'universal.back',
                 description: 'Cancel the check',
+                label: 'cancel check',
                 handler: () => ctx.jobs.cancel(),
                 disabledReason: () => ctx.jobs.cancelBlocked(),
               },
@@ -91,7 +93,10 @@ export function helpFor(ctx: Ctx) {
     ...panes,
     { title: 'Everywhere', bindings: globalBindings(ctx, () => {}) },
   ];
-  return helpRows(groups, ctx.keymap);
+  const editing = under.text
+    ? [{ keys: '', description: 'Editing the text (as in readline)', heading: true }, ...EDIT_KEYS]
+    : [];
+  return [...editing, ...helpRows(groups, ctx.keymap)];
 }
 
 export { topDialog };

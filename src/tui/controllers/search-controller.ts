@@ -1,5 +1,6 @@
 import type { SearchMode } from '../../retrieve/search.js';
 import type { Binding } from '../bindings.js';
+import { clampCursor } from '../line-editor.js';
 import { type AppState, type SearchDialog, selectedStore } from '../state.js';
 import type { Ctx, Scope } from './ctx.js';
 import { listBindings } from './list-bindings.js';
@@ -76,17 +77,21 @@ export function searchScope(ctx: Ctx, d: SearchDialog): Scope {
         },
         disabledReason: noResults,
       },
-      { action: 'universal.back', description: 'Close Test search', handler: () => ctx.pop(d) },
+      {
+        action: 'universal.back',
+        description: 'Close Test search',
+        label: 'close',
+        handler: () => ctx.pop(d),
+      },
     ];
     return {
       chain: 'search',
       groups: [{ title: 'Test search: query', bindings }],
       text: {
-        insert: (t) => {
-          d.query += t;
-        },
-        backspace: () => {
-          d.query = [...d.query].slice(0, -1).join('');
+        get: () => ({ text: d.query, cursor: clampCursor(d.query, d.queryCursor) }),
+        set: (s) => {
+          d.query = s.text;
+          d.queryCursor = s.cursor;
         },
       },
     };
@@ -115,7 +120,7 @@ export function searchScope(ctx: Ctx, d: SearchDialog): Scope {
       },
       disabledReason: busy,
     },
-    { action: 'universal.back', description: 'Close Test search', handler: () => ctx.pop(d) },
+    { action: 'universal.back', description: 'Close Test search', label: 'close', handler: () => ctx.pop(d) },
     ...listBindings({
       count: () => d.result?.excerpts.length ?? 0,
       get: () => d.selected,

@@ -17,28 +17,27 @@ export function sourcesScope(ctx: Ctx): Scope {
   const needStore = () => (store() ? undefined : 'no store selected');
   const needSource = () => needStore() ?? (selectedSource(s) ? undefined : 'no source selected');
   const blocked = () => needStore() ?? jobBlocked(s, store());
-  const add = (mode: 'files' | 'folder') => () =>
-    openBrowser(ctx, mode, 'store', (paths) => {
-      const st = store();
-      if (st)
-        openAddSource(
-          ctx,
-          st,
-          paths.map((path) => ({ kind: mode === 'folder' ? 'folder' : 'file', path })),
-        );
-    });
-  const update = (all: boolean) => async () => {
-    const st = store()!;
-    const ids = all ? st.sources.map((x) => x.id) : [selectedSource(s)!.id];
-    await ctx.jobs.start(
-      { op: 'update', store: st.id, sources: all ? 'all' : ids },
-      { op: 'update', storeId: st.id, storeName: st.name, adding: [], sourceIds: ids },
-    );
-  };
+  const add = (mode: 'files' | 'folder') => () => addToStore(ctx, mode);
+  const update =
+    (all: boolean, retryFailed = false) =>
+    async () => {
+      const st = store()!;
+      const ids = all ? st.sources.map((x) => x.id) : [selectedSource(s)!.id];
+      await ctx.jobs.start(
+        { op: 'update', store: st.id, sources: all ? 'all' : ids, ...(retryFailed ? { retryFailed } : {}) },
+        { op: 'update', storeId: st.id, storeName: st.name, adding: [], sourceIds: ids },
+      );
+    };
   const bindings: Binding[] = [
     { action: 'sources.addFolder', handler: add('folder'), disabledReason: blocked },
     { action: 'sources.addFiles', handler: add('files'), disabledReason: blocked },
     { action: 'sources.updateNow', handler: update(false), disabledReason: () => needSource() ?? blocked() },
+    {
+      action: 'sources.retryFailed',
+      handler: update(false, true),
+      disabledReason: () => needSource() ?? blocked(),
+      hint: false,
+    },
     {
       action: 'sources.updateAll',
       handler: update(true),
@@ -64,8 +63,7 @@ export function sourcesScope(ctx: Ctx): Scope {
         needSource() ?? (s.job?.storeId === store()?.id ? jobBlocked(s, store()) : undefined),
     },
     {
-      action: 'universal.back',
-      description: 'Back to the stores pane',
+      action: 'sources.back',
       handler: () => {
         s.focus = 'stores';
       },
@@ -78,6 +76,19 @@ export function sourcesScope(ctx: Ctx): Scope {
     }),
   ];
   return { chain: 'sources', groups: [{ title: 'Sources pane', bindings }] };
+}
+
+/** Add folder / Add files to the selected store: browse, then the source's options and the check. */
+export function addToStore(ctx: Ctx, mode: 'files' | 'folder') {
+  return openBrowser(ctx, mode, 'store', (paths) => {
+    const st = selectedStore(ctx.state);
+    if (st)
+      openAddSource(
+        ctx,
+        st,
+        paths.map((path) => ({ kind: mode === 'folder' ? 'folder' : 'file', path })),
+      );
+  });
 }
 
 async function toggleEnabled(ctx: Ctx) {

@@ -5,6 +5,7 @@ import { jobBlocked, selectedStore } from '../state.js';
 import type { Ctx, Scope } from './ctx.js';
 import { listBindings } from './list-bindings.js';
 import { openSearch, searchBlocked } from './search-controller.js';
+import { addToStore } from './sources-controller.js';
 
 // The stores pane: create, delete (confirmation names the directory; source files are kept),
 // roles, Test search, open the sources.
@@ -38,6 +39,16 @@ export function storesScope(ctx: Ctx, openCreate: () => Promise<void>): Scope {
       },
       disabledReason: noStore,
     },
+    // The sources pane's empty text says "press f to add a folder": the keys work from here too.
+    ...(['folder', 'files'] as const).map((mode) => ({
+      action: mode === 'folder' ? ('stores.addFolder' as const) : ('stores.addFiles' as const),
+      handler: () => {
+        s.focus = 'sources';
+        return addToStore(ctx, mode);
+      },
+      disabledReason: () => noStore() ?? jobBlocked(s, selectedStore(s)),
+      hint: false,
+    })),
     { action: 'stores.testSearch', handler: () => openSearch(ctx), disabledReason: () => searchBlocked(s) },
     ...listBindings({
       count: () => s.stores.length,

@@ -1,8 +1,10 @@
 import { formatBytes } from '../../scan/units.js';
+import { clampCursor } from '../line-editor.js';
 import type { BrowserDialog, DirEntry } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
 import { scrollOffset } from '../table.js';
 import { fitText, truncateLeft } from '../text.js';
+import { inputSegs } from './common.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
 
@@ -64,9 +66,9 @@ export function browserView(d: BrowserDialog, v: ViewContext): Frame {
     tail.push({
       segs: [
         seg(' Go to: ', 'key'),
-        seg(d.goto, 'inputField'),
-        seg(' ', 'inputCursor'),
-        seg(d.goto ? '' : '  absolute, or relative to this folder', 'dimmed'),
+        ...(d.goto
+          ? inputSegs(d.goto, clampCursor(d.goto, d.gotoCursor), Math.max(6, w - 9))
+          : [seg(' ', 'inputCursor'), seg('  absolute, or relative to this folder', 'dimmed')]),
       ],
     });
   if (d.error) tail.push({ segs: [seg(` ${d.error}`, 'statusError')] });

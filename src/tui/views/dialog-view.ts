@@ -50,5 +50,5 @@ export function confirmView(d: ConfirmDialog, v: ViewContext): Frame {
 export function messageView(d: MessageDialog, v: ViewContext): Frame {
   const w = dialogWidth(v.state.size, 72) - 2;
   const body: Line[] = [{ segs: [] }, ...wrapped(d.text, w - 2, levelRole(d.level), ' '), { segs: [] }];
-  return dialogBox(v.state.size, d.title, body, 72, keyFooter([[v.key('universal.back'), 'close']]));
+  return dialogBox(v.state.size, d.title, body, 72, keyFooter([[v.key('summary.close'), 'close']]));
 }

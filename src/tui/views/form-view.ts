@@ -1,8 +1,10 @@
 import { type Field, type Form, isVisible } from '../forms.js';
+import { clampCursor } from '../line-editor.js';
+import type { Role } from '../roles.js';
 import type { AddSourceDialog, CreateDialog, OptionsDialog, RolesDialog } from '../state.js';
-import { type Frame, type Line, seg } from '../styled.js';
-import { fitText, strWidth, truncateLeft } from '../text.js';
-import { wrapped } from './common.js';
+import { type Frame, type Line, type Seg, seg } from '../styled.js';
+import { fitText, strWidth, truncate, truncateLeft, wrap } from '../text.js';
+import { inputSegs, wrapped } from './common.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
 
@@ -21,11 +23,42 @@ export function formLines(
     const isFocus = f.id === form.focus;
     const mark = seg(isFocus ? '›' : ' ', 'focusMarker');
     const indent = f.section ? '  ' : '';
-    out.push(fieldLine(f, isFocus, mark, indent, width, disabled[f.id]));
+    out.push(...fieldLines(f, isFocus, mark, indent, width, disabled[f.id]));
     if (isFocus && 'hint' in f && f.hint) out.push(...wrapped(f.hint, width, 'dimmed', `  ${indent}`));
   }
   if (form.error) out.push({ segs: [] }, ...wrapped(form.error, width, 'statusError', ' '));
   return out;
+}
+
+/** A field's lines: long labels, notes and reasons wrap under their own start, never cut. */
+function fieldLines(
+  f: Field,
+  isFocus: boolean,
+  mark: ReturnType<typeof seg>,
+  indent: string,
+  width: number,
+  why?: string,
+): Line[] {
+  const hang = (first: Seg[], lead: number, text: string, role?: Role): Line[] =>
+    wrap(text, Math.max(8, width - lead)).map((l, i) => ({
+      segs: [...(i === 0 ? first : [seg(' '.repeat(lead))]), seg(l, role)],
+    }));
+  switch (f.kind) {
+    case 'check': {
+      const box = `${indent}[${f.value ? 'x' : ' '}] `;
+      return hang([mark, seg(box, isFocus ? 'focusMarker' : undefined)], 1 + strWidth(box), f.label);
+    }
+    case 'note':
+      return hang([seg(` ${indent}`)], 1 + indent.length, f.text, f.tone ?? 'dimmed');
+    case 'button': {
+      const label = `${indent}[ ${f.label} ]`;
+      const head = [mark, seg(label, why ? 'disabled' : isFocus ? 'buttonFocused' : 'button')];
+      if (!why) return [{ segs: head }];
+      return hang([...head, seg('  ')], 3 + strWidth(label), why, 'disabled');
+    }
+    default:
+      return [fieldLine(f, isFocus, mark, indent, width)];
+  }
 }
 
 function fieldLine(
@@ -34,42 +67,27 @@ function fieldLine(
   mark: ReturnType<typeof seg>,
   indent: string,
   width: number,
-  why?: string,
 ): Line {
   switch (f.kind) {
     case 'text': {
       const label = fitText(`${indent}${f.label}`, LABEL);
       const boxW = Math.max(6, width - LABEL - 4);
-      const shown = f.value === '' && !isFocus ? (f.placeholder ?? '') : f.value;
-      const text = truncateLeft(shown, boxW - 1);
       return {
         segs: [
           mark,
           seg(`${label} `),
-          seg(text, f.value === '' && !isFocus ? 'dimmed' : 'inputField'),
-          ...(isFocus ? [seg(' ', 'inputCursor')] : []),
-          seg(' '.repeat(Math.max(0, boxW - strWidth(text) - (isFocus ? 1 : 0))), 'inputField'),
+          ...inputSegs(f.value, isFocus ? clampCursor(f.value, f.cursor) : undefined, boxW, f.placeholder),
         ],
       };
     }
-    case 'check':
-      return {
-        segs: [
-          mark,
-          seg(`${indent}[${f.value ? 'x' : ' '}] `, isFocus ? 'focusMarker' : undefined),
-          seg(f.label),
-        ],
-      };
     case 'choice': {
       const opt = f.options.find((o) => o.value === f.value);
+      const text = opt?.label ?? (f.options.length === 0 ? 'none available' : f.value);
       return {
         segs: [
           mark,
           seg(`${fitText(`${indent}${f.label}`, LABEL)} `),
-          seg(
-            `‹ ${opt?.label ?? (f.options.length === 0 ? 'none available' : f.value)} ›`,
-            isFocus ? 'inputField' : undefined,
-          ),
+          seg(`‹ ${truncate(text, Math.max(4, width - LABEL - 6))} ›`, isFocus ? 'inputField' : undefined),
         ],
       };
     }
@@ -81,16 +99,8 @@ function fieldLine(
           seg(f.open ? '' : '  (collapsed)', 'dimmed'),
         ],
       };
-    case 'button':
-      return {
-        segs: [
-          mark,
-          seg(`${indent}[ ${f.label} ]`, why ? 'disabled' : isFocus ? 'buttonFocused' : 'button'),
-          seg(why ? `  ${why}` : '', 'disabled'),
-        ],
-      };
-    case 'note':
-      return { segs: [seg(' '), seg(`${indent}${f.text}`, f.tone ?? 'dimmed')] };
+    default:
+      return { segs: [] };
   }
 }
 

@@ -1,31 +1,50 @@
 import type { HelpRow } from '../bindings.js';
 import type { HelpDialog } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
-import { fitText, strWidth, truncate } from '../text.js';
+import { fitText, strWidth, wrap } from '../text.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
 
 // The help overlay, generated from the binding records in scope: keys, description, and for a
 // disabled action the reason it cannot run now.
 
+/** The key alternatives ("ctrl-x ctrl-c, ctrl-c") in lines of at most `width` cells, never cut mid-key. */
+function keyLines(keys: string, width: number): string[] {
+  const out: string[] = [];
+  for (const k of keys.split(', ')) {
+    const last = out.at(-1);
+    if (last !== undefined && strWidth(`${last}, ${k}`) <= width) out[out.length - 1] = `${last}, ${k}`;
+    else {
+      // The comma that ends a line says more keys follow (it may take the column's spare cell).
+      if (last !== undefined) out[out.length - 1] = `${last},`;
+      out.push(k);
+    }
+  }
+  return out.flatMap((l) => wrap(l, width));
+}
+
 export function helpLines(rows: readonly HelpRow[], width: number): Line[] {
   const keyW = Math.min(18, Math.max(8, ...rows.filter((r) => !r.heading).map((r) => strWidth(r.keys) + 1)));
   const room = Math.max(10, width - keyW - 2);
   return rows.flatMap((r): Line[] => {
     if (r.heading) return [{ segs: [seg(` ${r.description}`, 'sectionHeading')] }];
-    const keys = seg(fitText(r.keys, keyW), r.disabled ? 'disabled' : 'key');
-    if (!r.disabled)
-      return [{ segs: [seg(' '), keys, seg(' '), seg(truncate(r.description, room), 'description')] }];
-    const why = ` — ${r.disabled}`;
-    if (strWidth(r.description) + strWidth(why) <= room)
-      return [
-        { segs: [seg(' '), keys, seg(' '), seg(r.description, 'disabled'), seg(why, 'statusWarning')] },
-      ];
-    // Too long for one line: the reason gets its own line rather than being cut.
-    return [
-      { segs: [seg(' '), keys, seg(' '), seg(truncate(r.description, room), 'disabled')] },
-      { segs: [seg(' '.repeat(keyW + 2)), seg(truncate(`↳ ${r.disabled}`, room), 'statusWarning')] },
-    ];
+    const role = r.disabled ? 'disabled' : 'key';
+    const keys = keyLines(r.keys, keyW - 1);
+    // Long descriptions and reasons wrap; nothing in the help is cut.
+    const text: Line['segs'][] = wrap(r.description, room).map((l) => [
+      seg(l, r.disabled ? 'disabled' : 'description'),
+    ]);
+    if (r.disabled) {
+      const why = ` — ${r.disabled}`;
+      const last = text.at(-1)!;
+      if (strWidth(last.map((x) => x.text).join('')) + strWidth(why) <= room)
+        last.push(seg(why, 'statusWarning'));
+      else text.push(...wrap(`↳ ${r.disabled}`, room).map((l) => [seg(l, 'statusWarning')]));
+    }
+    const n = Math.max(keys.length, text.length);
+    return Array.from({ length: n }, (_, i) => ({
+      segs: [seg(' '), seg(fitText(keys[i] ?? '', keyW), role), seg(' '), ...(text[i] ?? [])],
+    }));
   });
 }
 

@@ -1,7 +1,7 @@
 import type { JobProgress } from '../../store/store-types.js';
 import type { JobState, SummaryDialog } from '../state.js';
 import { type Frame, type Line, type Seg, seg } from '../styled.js';
-import { strWidth, truncateLeft } from '../text.js';
+import { fitText, strWidth, truncateLeft } from '../text.js';
 import { elapsed, progressBar, statusRole } from './common.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
@@ -125,7 +125,7 @@ export function summaryView(d: SummaryDialog, v: ViewContext): Frame {
     ...d.sources.slice(0, 6).map((x) => ({
       segs: [
         seg(' '),
-        seg(x.status.padEnd(9), statusRole(x.status)),
+        seg(fitText(x.status, 9), statusRole(x.status)),
         seg(truncateLeft(x.path, w - 12), 'path'),
       ],
     })),

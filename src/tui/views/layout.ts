@@ -1,7 +1,7 @@
 import type { Hint } from '../bindings.js';
 import type { AppState, Dialog } from '../state.js';
 import { type Frame, fitFrame, type Line, overlay, type Seg, seg } from '../styled.js';
-import { strWidth, truncate } from '../text.js';
+import { fitText, strWidth, truncate } from '../text.js';
 import { assistantView } from './assistant-view.js';
 import { browserView } from './browser-view.js';
 import { levelRole } from './common.js';
@@ -124,7 +124,7 @@ function titleBar(s: AppState, width: number): Line {
   ];
   const used = left.reduce((n, x) => n + strWidth(x.text), 0);
   const room = width - used;
-  return { segs: [...left, seg(room > strWidth(right) ? right.padStart(room) : '', 'dimmed')] };
+  return { segs: [...left, seg(room > strWidth(right) ? fitText(right, room, 'right') : '', 'dimmed')] };
 }
 
 function statusLine(v: ViewContext, width: number): Line {
@@ -144,10 +144,12 @@ function statusLine(v: ViewContext, width: number): Line {
     };
   const sources = s.stores.reduce((n, x) => n + x.sources.length, 0);
   const problems = s.stores.reduce((n, x) => n + x.sources.reduce((m, y) => m + y.problems, 0), 0);
+  const skipped = s.stores.reduce((n, x) => n + x.sources.reduce((m, y) => m + y.skipped, 0), 0);
   return {
     segs: [
       seg(` ${s.stores.length} store(s) · ${sources} source(s)`, 'dimmed'),
       seg(problems > 0 ? ` · ${problems} problem(s)` : '', 'statusWarning'),
+      seg(skipped > 0 ? ` · ${skipped} skipped` : '', 'dimmed'),
       seg(s.loaded ? ' · ready' : ' · loading…', 'dimmed'),
     ],
   };
@@ -166,10 +168,7 @@ function hintBar(hints: readonly Hint[], width: number): Line {
   for (const h of hints) {
     if (h === help) continue;
     if (used + cost(h) > width) break;
-    segs.push(
-      seg(` ${h.key}`, h.disabled ? 'disabled' : 'key'),
-      seg(` ${h.label} `, h.disabled ? 'disabled' : 'description'),
-    );
+    segs.push(seg(` ${h.key}`, 'key'), seg(` ${h.label} `, 'description'));
     used += cost(h);
   }
   if (help) segs.push(seg(` ${help.key}`, 'key'), seg(` ${help.label} `, 'description'));

@@ -1,11 +1,12 @@
 import { formatGroup } from '../../scan/formats.js';
+import { isProblem } from '../../scan/skip-kinds.js';
 import { formatBytes } from '../../scan/units.js';
 import type { Review, ReviewRow } from '../../types.js';
 import type { Role } from '../roles.js';
 import type { ReviewDialog } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
 import { renderTable, type TableRow } from '../table.js';
-import { wrapped } from './common.js';
+import { hanging, wrapped } from './common.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
 
@@ -17,15 +18,25 @@ export function reviewRows(r: Review, skippedOnly: boolean): ReviewRow[] {
   return skippedOnly ? r.rows.filter((x) => x.status === 'skipped') : r.rows;
 }
 
-export function summaryText(r: Review): { counts: string; skipped: string; formats: string } {
+/** The review's summary lines; skip reasons are split into skipped by design and problems. */
+export function summaryText(r: Review): {
+  counts: string;
+  skipped: string;
+  problems: string;
+  formats: string;
+} {
   const s = r.summary;
   const skippedTotal = Object.values(s.skipped).reduce((a, b) => a + (b ?? 0), 0);
   const n = (x: number) => x.toLocaleString('en-US');
   const counts = `new ${n(s.toIndex.new)} · changed ${n(s.toIndex.changed)} · unchanged ${n(s.unchanged)} · removed ${n(s.removed)} · skipped ${n(skippedTotal)}`;
-  const reasons = Object.entries(s.skipped)
-    .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0) || a[0].localeCompare(b[0]))
-    .map(([k, c]) => `${k} ${n(c ?? 0)}`)
-    .join(', ');
+  const sorted = Object.entries(s.skipped).sort(
+    (a, b) => (b[1] ?? 0) - (a[1] ?? 0) || a[0].localeCompare(b[0]),
+  );
+  const list = (problem: boolean) =>
+    sorted
+      .filter(([k]) => isProblem(k) === problem)
+      .map(([k, c]) => `${k} ${n(c ?? 0)}`)
+      .join(', ');
   const groups = new Map<string, { count: number; bytes: number; ids: string[] }>();
   for (const [id, f] of Object.entries(s.formats)) {
     const g = groups.get(formatGroup(id)) ?? { count: 0, bytes: 0, ids: [] };
@@ -38,7 +49,7 @@ export function summaryText(r: Review): { counts: string; skipped: string; forma
     .sort((a, b) => a[0].localeCompare(b[0]))
     .map(([g, x]) => `${g} ${n(x.count)} (${x.ids.sort().join(', ')})`)
     .join(' · ');
-  return { counts, skipped: reasons, formats };
+  return { counts, skipped: list(false), problems: list(true), formats };
 }
 
 const statusRoleOf = (st: ReviewRow['status']): Role =>
@@ -52,9 +63,10 @@ export function reviewView(d: ReviewDialog, v: ViewContext): Frame {
   const r = cur.review;
   const text = summaryText(r);
   const head: Line[] = [
-    { segs: [seg(' '), seg(text.counts, 'sectionHeading')] },
-    ...(text.skipped ? [{ segs: [seg(' skipped: ', 'dimmed'), seg(text.skipped, 'statusWarning')] }] : []),
-    ...(text.formats ? [{ segs: [seg(' formats: ', 'dimmed'), seg(text.formats)] }] : []),
+    ...hanging(' ', text.counts, w, undefined, 'sectionHeading'),
+    ...(text.skipped ? hanging(' skipped: ', text.skipped, w, 'dimmed', 'dimmed') : []),
+    ...(text.problems ? hanging(' problems: ', text.problems, w, 'statusWarning', 'statusWarning') : []),
+    ...(text.formats ? hanging(' formats: ', text.formats, w, 'dimmed') : []),
     ...(d.skippedOnly ? [{ segs: [seg(' [showing skipped rows only]', 'statusWarning')] }] : []),
     ...(r.stoppedBy
       ? wrapped(

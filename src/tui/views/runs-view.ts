@@ -1,7 +1,7 @@
 import { type RunWithStaleness, runOrigin, type StaleExcerpt } from '../../ai/runs.js';
 import { box, type Frame, type Line, seg } from '../styled.js';
 import { renderTable, type TableRow } from '../table.js';
-import { formatTime, truncate } from '../text.js';
+import { formatTime, strWidth, truncate } from '../text.js';
 import { wrapped } from './common.js';
 import type { ViewContext } from './view-context.js';
 
@@ -104,7 +104,7 @@ function excerptLine(e: StaleExcerpt, cited: boolean, width: number): Line {
       : '';
   const flag = e.missing ? ' MISSING' : e.stale ? ' STALE' : '';
   const tail = `${loc} · ${e.fusedScore.toFixed(4)}${cited ? ' · cited' : ''}`;
-  const pathWidth = Math.max(8, width - 8 - tail.length - flag.length);
+  const pathWidth = Math.max(8, width - 8 - strWidth(tail) - strWidth(flag));
   return {
     segs: [
       seg(` [${e.marker}] `, 'marker'),

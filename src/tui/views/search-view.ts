@@ -1,9 +1,11 @@
 import type { Excerpt } from '../../types.js';
+import { sanitizeTerminal } from '../../util/terminal-text.js';
+import { clampCursor } from '../line-editor.js';
 import type { SearchDialog } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
 import { scrollOffset } from '../table.js';
-import { strWidth, truncateLeft, wrap } from '../text.js';
-import { wrapped } from './common.js';
+import { strWidth, truncateLeft, wrapPreformatted } from '../text.js';
+import { inputSegs, wrapped } from './common.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
 
@@ -35,12 +37,7 @@ export function searchView(d: SearchDialog, v: ViewContext): Frame {
       segs: [
         seg(inQuery ? '›' : ' ', 'focusMarker'),
         seg('Query: ', 'key'),
-        seg(truncateLeft(d.query, qW - 1), 'inputField'),
-        ...(inQuery ? [seg(' ', 'inputCursor')] : []),
-        seg(
-          ' '.repeat(Math.max(0, qW - strWidth(truncateLeft(d.query, qW - 1)) - (inQuery ? 1 : 0))),
-          'inputField',
-        ),
+        ...inputSegs(d.query, inQuery ? clampCursor(d.query, d.queryCursor) : undefined, qW),
         seg(modeText, 'dimmed'),
       ],
     },
@@ -90,7 +87,11 @@ export function searchView(d: SearchDialog, v: ViewContext): Frame {
         seg('─'.repeat(Math.max(0, w - 28)), 'inactiveBorder'),
       ],
     });
-    const lines = d.result.block.split('\n').flatMap((l) => wrap(l, w - 2));
+    // Exactly the block the model gets: spaces kept, tabs at their columns, long lines wrapped.
+    // Sanitized before it is wrapped, so a control shown as `\x1b` is measured at its shown width.
+    const lines = sanitizeTerminal(d.result.block)
+      .split('\n')
+      .flatMap((l) => wrapPreformatted(l, w - 2));
     const room = Math.max(1, height - 2 - body.length);
     const start = Math.min(d.scroll, Math.max(0, lines.length - room));
     for (const l of lines.slice(start, start + room)) {

@@ -106,6 +106,13 @@ function detailLines(s: AppState, width: number): Line[] {
     src.sync === 'automatic' ? 'automatic sync' : 'manual sync',
   ].filter(Boolean);
   const out: Line[] = [{ segs: [seg(' options: ', 'dimmed'), seg(opts.join(' · '), 'dimmed')] }];
+  if (src.lastChunksEmbedded !== undefined)
+    out[0]!.segs.push(
+      seg(
+        ` · last update: ${src.lastChunksEmbedded} chunks embedded, ${src.lastChunksReused ?? 0} reused`,
+        'dimmed',
+      ),
+    );
   if (!src.enabled)
     out.push({ segs: [seg(' disabled: kept and indexed, excluded from retrieval', 'dimmed')] });
   else if (src.statusReason)
@@ -125,6 +132,13 @@ function detailLines(s: AppState, width: number): Line[] {
         seg(` ${text}`, 'statusWarning'),
       ],
     });
+  } else if (src.skipped > 0) {
+    const by = new Map<string, number>();
+    for (const x of src.skippedList) by.set(x.reason, (by.get(x.reason) ?? 0) + 1);
+    const listed = [...by].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    const rest = src.skipped - src.skippedList.length;
+    const why = [...listed.map(([r, n]) => `${r} ${n}`), ...(rest > 0 ? [`${rest} more`] : [])].join(', ');
+    out.push({ segs: [seg(` ${src.skipped} skipped by design: ${why}`, 'dimmed')] });
   } else out.push({ segs: [seg(' no problems', 'dimmed')] });
   return out;
 }
