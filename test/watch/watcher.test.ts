@@ -39,6 +39,14 @@ async function setup(files: Record<string, string>, name = 'Docs') {
   return { home, root, storeId: store.id, sourceId: store.sources[0]!.id };
 }
 
+/** A user's edit, retried while the watcher's own sync holds the store lock (STORE_BUSY). */
+function whenFree<T>(edit: () => Promise<T>, what: string): Promise<T> {
+  return waitFor(
+    () => edit().catch((err) => (isKorttyError(err, 'STORE_BUSY') ? undefined : Promise.reject(err))),
+    what,
+  );
+}
+
 async function start(home: string, opts: Partial<WatchOptions> = {}) {
   const events: WatchEvent[] = [];
   const svc = await startWatchService({ ...FAST, ...opts, home, log: (e) => events.push(e) });
@@ -247,7 +255,10 @@ test.serial('new sources, manual mode and option changes are picked up from stor
     await waitFor(() => events.find((e) => e.type === 'watching'), 'the first source to be watched');
     const second = await mkdtemp(join(tmpdir(), 'kortty-watch-src2-'));
     await writeTree(second, { 'x.md': prose('xylophones', 10, 2) });
-    await addSources('Docs', [{ kind: 'folder', path: second, sync: 'automatic' }], {}, home);
+    await whenFree(
+      () => addSources('Docs', [{ kind: 'folder', path: second, sync: 'automatic' }], {}, home),
+      'adding the second source',
+    );
     const id2 = (await findStore(storeId, home)).sources[1]!.id;
     await waitFor(
       () => events.find((e) => e.type === 'watching' && e.source === id2),
@@ -262,14 +273,14 @@ test.serial('new sources, manual mode and option changes are picked up from stor
     // An option change restarts the source's watch and rescans it with the new rules.
     const id1 = (await findStore(storeId, home)).sources[0]!.id;
     const watchedBefore = events.filter((e) => e.type === 'watching' && e.source === id1).length;
-    await setSourceOptions('Docs', id1, { exclude: ['a.md'] }, home);
+    await whenFree(() => setSourceOptions('Docs', id1, { exclude: ['a.md'] }, home), 'the option change');
     await waitFor(
       async () => ((await docsOf(home, storeId)).some((d) => d.includes('/a.md ')) ? undefined : true),
       'a.md dropped by the new exclude glob',
     );
     t.true(events.filter((e) => e.type === 'watching' && e.source === id1).length > watchedBefore);
 
-    await setSourceSync('Docs', id2, 'manual', home);
+    await whenFree(() => setSourceSync('Docs', id2, 'manual', home), 'switching to manual');
     const gone = await waitFor(
       () => events.find((e) => e.type === 'unwatched' && e.source === id2),
       'the manual source to be unwatched',
