@@ -1,7 +1,103 @@
 // One table of error codes. Code raises `createError(CODE, details)`; tests assert `err.code`;
 // UIs show `err.message`, which always names the file or object and the reason.
 
-export const ERROR_MESSAGES = {
+type Pid = number | string | undefined;
+
+/**
+ * The details each code carries. `createError` takes exactly this shape, so a misspelt or
+ * missing detail is a compile error rather than an "undefined" in a message.
+ */
+export interface ErrorDetails {
+  INVALID_ARGUMENT: { name?: string; reason: string };
+  USAGE: { reason: string };
+  INVALID_SIZE_LIMIT: { value: number | string };
+  SOURCE_NOT_FOUND: { path: string };
+  SOURCE_IS_SYMLINK: { path: string };
+  SOURCE_TYPE_MISMATCH: { path: string; expected: string; found: string };
+  SOURCE_PERMISSION_DENIED: { path: string };
+  SCAN_CANCELLED: Empty;
+  EXTRACT_FAILED: { path: string; reason: string; skipReason?: string; peakRssMb?: number };
+  PDF_TIMEOUT: { path: string; ms: number };
+  STORE_EXISTS: { name: string };
+  STORE_NOT_FOUND: { name: string };
+  STORE_ATTACHED: { name: string; roles: string };
+  SOURCE_EXISTS: { path: string; existing: string };
+  SOURCE_OVERLAP: { path: string; existing: string };
+  SOURCE_UNKNOWN: { id: string; store: string };
+  SOURCE_DATA_DIR: { path: string; relation: 'lies inside' | 'contains'; home: string };
+  STORE_BUSY: { store: string; job?: string; pid?: Pid; lost?: boolean; staleMs?: number };
+  JOB_CANCELLED: { reason?: string };
+  MODEL_NOT_FOUND: { id: string };
+  MODEL_CHANGED: { path: string; id?: string; reason?: string; want?: string; got?: string };
+  MODEL_INVALID: { path: string; reason: string };
+  MODEL_DIMENSION_MISMATCH: { model: string; got: number; want: number; store: string };
+  FINGERPRINT_MISMATCH: { path: string; found: string; want: string; fields?: string[] };
+  MODEL_FINGERPRINT_MISMATCH: { path: string; got: string; want: string; fields: string };
+  GGUF_INVALID: { path: string; reason: string };
+  VOCAB_UNAVAILABLE: { name: string; bundle: string; reason: string };
+  EMBED_FAILED: { what?: string; model: string; reason: string };
+  EMBEDDER_CLOSED: { model: string };
+  DOWNLOAD_FAILED: { url: string; reason: string; status?: number };
+  DOWNLOAD_CANCELLED: Empty;
+  DOWNLOAD_HASH_MISMATCH: { url: string; want: string; got: string };
+  MODEL_EXISTS: { path: string; reason: string };
+  MODEL_FILE_MISSING: { path: string; id: string };
+  MODEL_BUSY: { id: string; pid: Pid };
+  SNAPSHOT_CORRUPT: { path: string; reason: string };
+  SNAPSHOT_VERSION: { path: string; version: number | string };
+  FSYNC_FAILED: { path: string; reason: string };
+  DIR_FSYNC_FAILED: { path: string; reason: string };
+  IO_FAILED: { path: string; op: string; reason: string };
+  HNSW_FAILED: { path: string; op: string; reason: string };
+  /** A file we wrote and read back (store.json, job.json, a profile, a keymap…) does not match its schema. */
+  FILE_INVALID: { path: string; kind: string; field: string; expected: string; found: string };
+  PROFILE_NOT_FOUND: { name: string };
+  CITATION_MISSING: { retrieved?: string[] };
+  CITATION_UNKNOWN: { markers: string; unknown?: string[]; plural: boolean };
+  CHAT_BACKEND_FAILED: { backend: string; reason: string; status?: number; retryAfterMs?: number };
+  PROFILES_INVALID: { path: string; reason: string };
+  PROFILE_EXISTS: { name: string };
+  ACTION_UNKNOWN: { action: string; expected: string };
+  QUERY_EMPTY: Empty;
+  SKILL_INVALID: { path: string; reason: string };
+  PRESET_INVALID: { path: string; reason: string };
+  PRESET_NOT_FOUND: { family: string; known: string };
+  CHAT_TIMEOUT: { backend: string; ms: number; phase: string };
+  CHAT_CANCELLED: { backend: string };
+  CHAT_TOOL_LIMIT: { backend: string; tool: string; rounds: number };
+  ENDPOINT_REFUSED: { url: string; reason: string; rule?: string };
+  QDRANT_COLLECTION_MISMATCH: { collection: string; reason: string };
+  QDRANT_FAILED: {
+    op: string;
+    reason: string;
+    status?: number;
+    sourceId?: string;
+    field?: string;
+    batch?: number;
+    batches?: number;
+    attempts?: number;
+  };
+  VAULT_LOCKED: Empty;
+  VAULT_BAD_PASSPHRASE: { path: string };
+  VAULT_CORRUPT: { path: string; reason: string };
+  VAULT_VERSION: { path: string; version: number | string };
+  VAULT_KDF_PARAMS: { path: string; reason: string };
+  WATCHER_RUNNING: { home: string; pid?: Pid };
+  EXTRACT_CANCELLED: { path: string };
+  CHUNK_FAILED: { path?: string; reason: string };
+  STORE_NOT_AUTONOMOUS: { name: string; enable: string };
+  STORE_NOT_SERVED: { name: string; served: string };
+  EXCERPT_REFUSED: { path: string; reason: string };
+  MARKER_UNKNOWN: { marker: string; known: string };
+  SERVICE_REFUSED: { path: string; reason: string };
+  SERVICE_RUNNING: { home: string; pid?: Pid };
+}
+
+type Empty = Record<string, never>;
+
+export type ErrorCode = keyof ErrorDetails;
+
+export const ERROR_MESSAGES: { [C in ErrorCode]: (d: ErrorDetails[C]) => string } = {
   // configuration / arguments
   INVALID_ARGUMENT: (d) => `invalid argument${d.name ? ` ${d.name}` : ''}: ${d.reason}`,
   // a command line the CLI cannot run: it prints the reason, then the usage, and exits 2
@@ -60,6 +156,7 @@ export const ERROR_MESSAGES = {
     `${d.path}: directory fsync failed after activation (${d.reason}); the new file is in place but may not survive a power loss`,
   IO_FAILED: (d) => `${d.path}: ${d.op} failed (${d.reason})`,
   HNSW_FAILED: (d) => `${d.path}: HNSW ${d.op} failed (${d.reason})`,
+  FILE_INVALID: (d) => `${d.path}: damaged ${d.kind}: ${d.field}: expected ${d.expected}, found ${d.found}`,
   // retrieval / AI
   PROFILE_NOT_FOUND: (d) => `no AI profile "${d.name}"`,
   CITATION_MISSING: () => 'the answer cites no retrieved excerpt marker although citations are required',
@@ -101,12 +198,9 @@ export const ERROR_MESSAGES = {
   EXCERPT_REFUSED: (d) => `${d.path}: cannot be read through MCP: ${d.reason}`,
   MARKER_UNKNOWN: (d) => `marker ${d.marker} is not from the last search of this session (${d.known})`,
   // query service
-  CONFIG_INVALID: (d) => `${d.path}: ${d.field}: ${d.reason}`,
   SERVICE_REFUSED: (d) => `${d.path}: ${d.reason}`,
   SERVICE_RUNNING: (d) => `a query service is already running for ${d.home} (pid ${d.pid ?? '?'})`,
-} satisfies Record<string, (d: Record<string, any>) => string>;
-
-export type ErrorCode = keyof typeof ERROR_MESSAGES;
+};
 
 export class KorttyError extends Error {
   readonly code: ErrorCode;
@@ -114,7 +208,7 @@ export class KorttyError extends Error {
   constructor(code: ErrorCode, details: Record<string, unknown> = {}, cause?: unknown, message?: string) {
     // `message` lets an error crossing a process boundary keep its original wording.
     super(
-      message ?? ERROR_MESSAGES[code](details as Record<string, any>),
+      message ?? (ERROR_MESSAGES[code] as (d: Record<string, unknown>) => string)(details),
       cause === undefined ? undefined : { cause },
     );
     this.name = 'KorttyError';
@@ -123,6 +217,22 @@ export class KorttyError extends Error {
   }
 }
 
+/** A KorttyError whose code is known, with that code's details. */
+export type KorttyErrorOf<C extends ErrorCode> = KorttyError & {
+  readonly code: C;
+  readonly details: ErrorDetails[C];
+};
+
+/** Codes whose details are all optional may be raised without them. */
+type NoDetails = { [C in ErrorCode]: Empty extends ErrorDetails[C] ? C : never }[ErrorCode];
+
+/** The one way code raises an error: the details must have the shape the code declares. */
+export function createError<C extends NoDetails>(code: C): KorttyError;
+export function createError<C extends ErrorCode>(
+  code: C,
+  details: ErrorDetails[C],
+  cause?: unknown,
+): KorttyError;
 export function createError(
   code: ErrorCode,
   details: Record<string, unknown> = {},
@@ -131,6 +241,8 @@ export function createError(
   return new KorttyError(code, details, cause);
 }
 
+export function isKorttyError(err: unknown): err is KorttyError;
+export function isKorttyError<C extends ErrorCode>(err: unknown, code: C): err is KorttyErrorOf<C>;
 export function isKorttyError(err: unknown, code?: ErrorCode): err is KorttyError {
   return err instanceof KorttyError && (code === undefined || err.code === code);
 }

@@ -8,60 +8,76 @@
 // A record made by an MCP tool call carries `via` (which tool, which client); its `profile` is ''.
 // Fields are only ever added as optional ones, so older records still read.
 
-import type { ActionKind, ChunkLocation, Excerpt, RetrievalMode } from '../types.js';
+import { z } from 'zod';
+import type { ActionKind, Excerpt, RetrievalMode } from '../types.js';
+import { firstIssue } from '../util/json-check.js';
+import { ACTION_KINDS } from './policy.js';
 
 export const RUN_VERSION = 1;
 export const RUN_LINE_PREFIX = '{"v":1,';
 
-export interface RunExcerpt extends ChunkLocation {
-  marker: string;
-  storeId: string;
-  storeName: string;
-  sourceId: string;
-  path: string;
-  chunkId: string;
-  contentSha256: string;
-  vectorRank?: number;
-  lexicalRank?: number;
-  vectorScore?: number;
-  lexicalScore?: number;
-  fusedScore: number;
-  tokens: number;
-  trimmed: boolean;
-}
+const num = z.number();
+const line = z.number().int().positive();
 
-export type RunStatus = 'ok' | 'rejected' | 'failed';
+/** One excerpt as recorded (its text is not kept). */
+export const runExcerptSchema = z.object({
+  marker: z.string(),
+  storeId: z.string(),
+  storeName: z.string(),
+  sourceId: z.string(),
+  path: z.string(),
+  lineStart: line.optional(),
+  lineEnd: line.optional(),
+  pageStart: line.optional(),
+  pageEnd: line.optional(),
+  chunkId: z.string(),
+  contentSha256: z.string(),
+  vectorRank: num.optional(),
+  lexicalRank: num.optional(),
+  vectorScore: num.optional(),
+  lexicalScore: num.optional(),
+  fusedScore: num,
+  tokens: num,
+  trimmed: z.boolean(),
+});
+export type RunExcerpt = z.infer<typeof runExcerptSchema>;
+
+const runStatusSchema = z.enum(['ok', 'rejected', 'failed']);
+export type RunStatus = z.infer<typeof runStatusSchema>;
 
 /** Where a run came from when not from an AI action of ours: an MCP client's tool call. */
-export interface RunVia {
-  kind: 'mcp';
-  tool: string;
+const runViaSchema = z.object({
+  kind: z.literal('mcp'),
+  tool: z.string(),
   /** The client's own name and version from the MCP handshake (untrusted, display only). */
-  client?: string;
-}
+  client: z.string().optional(),
+});
+export type RunVia = z.infer<typeof runViaSchema>;
 
-export interface RunRecord {
-  v: 1;
-  id: string;
+/** One line of a run log. Unknown fields are dropped, so a newer version's records still read. */
+export const runRecordSchema = z.object({
+  v: z.literal(1),
+  id: z.string(),
   /** ISO 8601, UTC. */
-  time: string;
-  action: ActionKind;
-  profile: string;
-  backend?: string;
-  model?: string;
-  retrievalMode?: RetrievalMode;
-  stores: { id: string; name: string }[];
-  query: string;
-  excerpts: RunExcerpt[];
+  time: z.string(),
+  action: z.enum(ACTION_KINDS as [ActionKind, ...ActionKind[]]),
+  profile: z.string(),
+  backend: z.string().optional(),
+  model: z.string().optional(),
+  retrievalMode: z.enum(['before', 'tool', 'both']).optional(),
+  stores: z.array(z.object({ id: z.string(), name: z.string() })),
+  query: z.string(),
+  excerpts: z.array(runExcerptSchema),
   /** Markers the answer cited (`R1`...), retrieved or not. */
-  cited: string[];
-  status: RunStatus;
+  cited: z.array(z.string()),
+  status: runStatusSchema,
   /** Why it was rejected or failed: the error code and message. */
-  reason?: { code: string; message: string };
+  reason: z.object({ code: z.string(), message: z.string() }).optional(),
   /** Raw answer, kept when status is not ok. */
-  answer?: string;
-  via?: RunVia;
-}
+  answer: z.string().optional(),
+  via: runViaSchema.optional(),
+});
+export type RunRecord = z.infer<typeof runRecordSchema>;
 
 export interface RunInput {
   id: string;
@@ -172,28 +188,31 @@ export function parseRunLines(text: string, file: string): { records: RunRecord[
   const lines = text.split('\n');
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
-    let rec = tryParse(line);
-    if (!rec) {
+    let rec: RunRecord | string | undefined = tryParse(line);
+    if (typeof rec === 'string') {
       const at = line.lastIndexOf(RUN_LINE_PREFIX);
-      if (at > 0) rec = tryParse(line.slice(at));
-      damaged.push({
-        file,
-        line: i + 1,
-        reason: rec ? 'torn record before a recovered one' : 'not a run record',
-      });
+      const tail = at > 0 ? tryParse(line.slice(at)) : undefined;
+      const recovered = tail !== undefined && typeof tail !== 'string';
+      damaged.push({ file, line: i + 1, reason: recovered ? 'torn record before a recovered one' : rec });
+      rec = recovered ? tail : undefined;
     }
     if (rec) records.push(rec);
   });
   return { records, damaged };
 }
 
-function tryParse(line: string): RunRecord | undefined {
+/** The record on one line, or why it is not one (for a record, the field that is wrong). */
+function tryParse(line: string): RunRecord | string {
+  let raw: unknown;
   try {
-    const r = JSON.parse(line) as RunRecord;
-    if (r && r.v === 1 && typeof r.time === 'string' && Array.isArray(r.excerpts) && Array.isArray(r.cited))
-      return r;
-  } catch {}
-  return undefined;
+    raw = JSON.parse(line);
+  } catch {
+    return 'not a run record';
+  }
+  const r = runRecordSchema.safeParse(raw);
+  if (r.success) return r.data;
+  const { field, expected, found } = firstIssue(r.error, raw);
+  return `damaged run record: ${field}: expected ${expected}, found ${found}`;
 }
 
 export interface StaleExcerpt extends RunExcerpt {

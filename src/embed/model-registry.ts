@@ -1,11 +1,14 @@
 import type { Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
 import { createError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
 import { nodeFsEnv } from '../storage/fs-env.js';
 import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
 import type { ModelFingerprint } from '../types.js';
+import { parseJsonText } from '../util/json-check.js';
+import { sanitizeLine } from '../util/terminal-text.js';
 import { sha256File } from './fingerprint.js';
 
 // Installed embedding models: one JSON install record per model under
@@ -18,30 +21,34 @@ import { sha256File } from './fingerprint.js';
 // MODEL_CHANGED. Any write to the file, and any utimes() that tries to hide one, moves ctime, which
 // user space cannot set back; so this skips re-reading gigabytes on every use without trusting mtime.
 
-export type ModelSource = 'catalog' | 'url' | 'local' | 'generated';
+const modelSourceSchema = z.enum(['catalog', 'url', 'local', 'generated']);
+export type ModelSource = z.infer<typeof modelSourceSchema>;
 
-export interface StatIdentity {
-  dev: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-}
+const statIdentitySchema = z.object({
+  dev: z.number(),
+  ino: z.number(),
+  size: z.number(),
+  mtimeMs: z.number(),
+  ctimeMs: z.number(),
+});
+export type StatIdentity = z.infer<typeof statIdentitySchema>;
 
-export interface InstallRecord {
-  version: 1;
-  id: string;
+/** models/<id>.json: what was installed and how its file was verified. */
+export const installRecordSchema = z.object({
+  version: z.literal(1),
+  id: z.string().min(1),
   /** File name inside the models directory, or an absolute path for a referenced local file. */
-  file: string;
-  size: number;
+  file: z.string().min(1),
+  size: z.number().int().nonnegative(),
   /** sha256 of the whole file, recorded at install. */
-  sha256: string;
-  source: ModelSource;
-  url?: string;
-  installedAt: string;
-  verifiedAt: string;
-  verifiedStat: StatIdentity;
-}
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  source: modelSourceSchema,
+  url: z.string().optional(),
+  installedAt: z.string(),
+  verifiedAt: z.string(),
+  verifiedStat: statIdentitySchema,
+});
+export type InstallRecord = z.infer<typeof installRecordSchema>;
 
 export interface VerifiedModel {
   record: InstallRecord;
@@ -51,7 +58,6 @@ export interface VerifiedModel {
 }
 
 const NAME_RE = /^[a-z0-9][a-z0-9._-]{0,79}$/;
-const SHA256_RE = /^[0-9a-f]{64}$/;
 
 /** Catalog and URL ids are plain names; local files get `local:<name>` (see ModelFingerprint.modelId). */
 export function isValidModelId(id: string): boolean {
@@ -134,24 +140,8 @@ export function ggufHeaderProblem(head: Uint8Array): string | undefined {
   return undefined;
 }
 
-function parseRecord(text: string): InstallRecord | undefined {
-  let r: InstallRecord;
-  try {
-    r = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const ok =
-    r &&
-    r.version === 1 &&
-    typeof r.id === 'string' &&
-    typeof r.file === 'string' &&
-    Number.isSafeInteger(r.size) &&
-    typeof r.sha256 === 'string' &&
-    SHA256_RE.test(r.sha256) &&
-    typeof r.verifiedStat === 'object' &&
-    r.verifiedStat !== null;
-  return ok ? r : undefined;
+function parseRecord(text: string, path: string): InstallRecord {
+  return parseJsonText(text, installRecordSchema, path, 'model install record');
 }
 
 export async function getInstalled(id: string, home = korttyHome()): Promise<InstallRecord | undefined> {
@@ -163,9 +153,15 @@ export async function getInstalled(id: string, home = korttyHome()): Promise<Ins
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw createError('IO_FAILED', { path, op: 'read', reason: errReason(err) }, err);
   }
-  const record = parseRecord(text);
-  if (!record || record.id !== id)
-    throw createError('MODEL_INVALID', { path, reason: 'install record is damaged' });
+  const record = parseRecord(text, path);
+  if (record.id !== id)
+    throw createError('FILE_INVALID', {
+      path,
+      kind: 'model install record',
+      field: 'id',
+      expected: JSON.stringify(id),
+      found: sanitizeLine(JSON.stringify(record.id)),
+    });
   return record;
 }
 
@@ -180,9 +176,15 @@ export async function listInstalled(home = korttyHome()): Promise<InstallRecord[
   const out: InstallRecord[] = [];
   for (const name of names) {
     if (!name.endsWith('.json') || name.startsWith(TEMP_PREFIX)) continue;
-    const text = await fsp.readFile(join(modelRecordsDir(home), name), 'utf8').catch(() => '');
-    const record = parseRecord(text);
-    if (record && `${encodeId(record.id)}.json` === name) out.push(record);
+    const path = join(modelRecordsDir(home), name);
+    const text = await fsp.readFile(path, 'utf8').catch(() => '');
+    let record: InstallRecord;
+    try {
+      record = parseRecord(text, path);
+    } catch {
+      continue;
+    }
+    if (`${encodeId(record.id)}.json` === name) out.push(record);
   }
   return out.sort((a, b) => a.id.localeCompare(b.id));
 }

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { isKorttyError } from '../errors.js';
 import { atomicWrite } from '../storage/atomic-write.js';
+import { readJsonFile } from '../storage/json-file.js';
 import { korttyHome, modelsDir } from '../storage/paths.js';
 import { sha256File } from './fingerprint.js';
 import { generateLexicalModel, STARTER_DEFAULTS } from './generate-model.js';
@@ -18,16 +19,17 @@ import { getInstalled, registerModelFile, verifyInstalled } from './model-regist
 
 export const STARTER_MODEL_ID = 'kortty-lexical-starter';
 
-export interface StarterRecord {
-  id: string;
-  file: string;
-  size: number;
-  sha256: string;
-  source: 'generated';
-  dimension: number;
-  generatorVersion: number;
-  seed: number;
-}
+const starterRecordSchema = z.object({
+  id: z.string(),
+  file: z.string(),
+  size: z.number().int().nonnegative(),
+  sha256: z.string(),
+  source: z.literal('generated'),
+  dimension: z.number().int().positive(),
+  generatorVersion: z.number(),
+  seed: z.number(),
+});
+export type StarterRecord = z.infer<typeof starterRecordSchema>;
 
 export const starterFileName = (dimension = STARTER_DEFAULTS.dimension) =>
   `${STARTER_MODEL_ID}-${dimension}.gguf`;
@@ -92,9 +94,9 @@ async function registeredSha(path: string, home: string): Promise<string | undef
 
 async function readStarterRecord(home: string): Promise<StarterRecord | undefined> {
   try {
-    const r = JSON.parse(await readFile(starterRecordPath(home), 'utf8')) as StarterRecord;
-    return typeof r.sha256 === 'string' ? r : undefined;
+    return await readJsonFile(starterRecordPath(home), starterRecordSchema, 'starter model record');
   } catch {
+    // The starter model is generated: a damaged record means it is generated again.
     return undefined;
   }
 }

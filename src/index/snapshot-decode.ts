@@ -1,4 +1,5 @@
 import { createError } from '../errors.js';
+import { firstIssue } from '../util/json-check.js';
 import { align8, assertLittleEndianHost, copyF32 } from './binary.js';
 import type { Bm25Index } from './bm25.js';
 import { decodeBm25 } from './bm25-codec.js';
@@ -14,6 +15,7 @@ import {
   SNAPSHOT_VERSION,
   type SnapshotHeader,
   sha256,
+  snapshotHeaderSchema,
 } from './snapshot-format.js';
 import { decodeSnapshotV1 } from './snapshot-format-v1.js';
 import type { HnswParams, SnapshotChunk, SnapshotData, SnapshotDoc } from './snapshot-types.js';
@@ -33,15 +35,6 @@ export interface DecodedSnapshot {
 }
 
 type Fail = (reason: string) => Error;
-
-function validHnswParams(p: unknown): p is HnswParams {
-  const h = p as HnswParams;
-  return (
-    typeof p === 'object' &&
-    p !== null &&
-    [h.m, h.efConstruction, h.efSearch, h.randomSeed].every((v) => Number.isSafeInteger(v) && v >= 0)
-  );
-}
 
 function failFor(label: string): Fail {
   return (reason) => createError('SNAPSHOT_CORRUPT', { path: label, reason });
@@ -97,28 +90,23 @@ export function verifySnapshotV2(
   if (!sha256(bytes.subarray(0, PRELUDE + headerLen)).equals(bytes.subarray(f, f + 32))) {
     throw fail('header checksum mismatch');
   }
-  let header: SnapshotHeader;
+  let raw: unknown;
   try {
-    header = JSON.parse(bytes.toString('utf8', PRELUDE, PRELUDE + headerLen));
+    raw = JSON.parse(bytes.toString('utf8', PRELUDE, PRELUDE + headerLen));
   } catch {
     throw fail('header is not JSON');
   }
+  const checked = snapshotHeaderSchema.safeParse(raw);
+  if (!checked.success) {
+    const { field, expected, found } = firstIssue(checked.error, raw);
+    throw fail(`header field ${field}: expected ${expected}, found ${found}`);
+  }
+  const header: SnapshotHeader = checked.data;
   const body = align8(PRELUDE + headerLen);
   const secs = header.sections;
-  if (
-    header.version !== SNAPSHOT_VERSION ||
-    !Array.isArray(secs) ||
-    secs.length !== SECTION_NAMES.length ||
-    !Number.isInteger(header.dimension) ||
-    header.dimension < 1 ||
-    !Number.isInteger(header.chunkCount) ||
-    !Number.isInteger(header.docCount) ||
-    typeof header.fingerprint !== 'object' ||
-    header.fingerprint === null ||
-    !validHnswParams(header.hnsw)
-  ) {
-    throw fail('header fields missing or malformed');
-  }
+  if (header.version !== SNAPSHOT_VERSION) throw fail(`header field version: expected ${SNAPSHOT_VERSION}`);
+  if (secs.length !== SECTION_NAMES.length)
+    throw fail(`header field sections: expected ${SECTION_NAMES.length} entries, found ${secs.length}`);
   let expect = 0;
   for (let i = 0; i < secs.length; i++) {
     const s = secs[i]!;

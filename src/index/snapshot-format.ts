@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import type { ModelFingerprint } from '../types.js';
 import { align8, assertLittleEndianHost, bytesOf, u64le } from './binary.js';
 import type { Bm25Index } from './bm25.js';
@@ -33,15 +34,28 @@ export interface SnapshotParts {
   bm25: Bm25Index;
 }
 
-export interface SnapshotHeader {
-  version: number;
-  fingerprint: ModelFingerprint;
-  dimension: number;
-  docCount: number;
-  chunkCount: number;
-  hnsw: HnswParams;
-  sections: { name: string; offset: number; length: number; sha256: string }[];
-}
+const whole = z.number().int().nonnegative();
+
+/** The v2 header (JSON, checksummed with the prelude); decode checks it against this schema. */
+export const snapshotHeaderSchema = z.object({
+  version: z.number(),
+  // Compared field by field with the store's fingerprint when the snapshot is opened.
+  fingerprint: z.custom<ModelFingerprint>(
+    (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+    'an object',
+  ),
+  dimension: z.number().int().positive(),
+  docCount: whole,
+  chunkCount: whole,
+  hnsw: z.object({
+    m: whole,
+    efConstruction: whole,
+    efSearch: whole,
+    randomSeed: whole,
+  }) satisfies z.ZodType<HnswParams>,
+  sections: z.array(z.object({ name: z.string(), offset: whole, length: whole, sha256: z.string() })),
+});
+export type SnapshotHeader = z.infer<typeof snapshotHeaderSchema>;
 
 export const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest();
 

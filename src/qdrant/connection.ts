@@ -1,7 +1,7 @@
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
 import { createError } from '../errors.js';
 import { checkEndpoint, clientTarget } from './endpoint-policy.js';
-import { classifyFailure, withRetry } from './failures.js';
+import { classifyFailure, type QdrantFailureExtra, withRetry } from './failures.js';
 import type { QdrantFilter } from './points.js';
 
 // One validated connection to a Qdrant collection: option checks, the official client set up
@@ -38,7 +38,7 @@ export interface Connection {
   /** Maps Qdrant's "collection does not exist" to null (for deletes: nothing to delete). */
   tolerateMissing<T>(fn: () => Promise<T>): Promise<T | null>;
   /** With wait=true an update must come back `completed`. */
-  requireCompleted(op: string, res: Schemas['UpdateResult'] | null, extra?: Record<string, unknown>): void;
+  requireCompleted(op: string, res: Schemas['UpdateResult'] | null, extra?: QdrantFailureExtra): void;
   deleteWhere(op: string, filter: QdrantFilter): Promise<void>;
 }
 

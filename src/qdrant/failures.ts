@@ -1,4 +1,4 @@
-import { createError, isKorttyError, type KorttyError } from '../errors.js';
+import { createError, type ErrorDetails, isKorttyError, type KorttyError } from '../errors.js';
 import { redactSecrets } from '../util/redact-secret.js';
 
 // Turning whatever the Qdrant client throws into a KorttyError that is safe to show, log and
@@ -99,12 +99,11 @@ export function classifyFailure(err: unknown, secrets: readonly string[], timeou
   return { reason: `${name}: ${scrub(msg, secrets)}`, transient: false, collectionMissing: false };
 }
 
+/** Details a caller adds to a QDRANT_FAILED (which source, which batch…). */
+export type QdrantFailureExtra = Omit<Partial<ErrorDetails['QDRANT_FAILED']>, 'op' | 'reason'>;
+
 /** QDRANT_FAILED with only safe details; the original error is deliberately not attached. */
-export function qdrantFailure(
-  op: string,
-  info: FailureInfo,
-  extra: Record<string, unknown> = {},
-): KorttyError {
+export function qdrantFailure(op: string, info: FailureInfo, extra: QdrantFailureExtra = {}): KorttyError {
   return createError('QDRANT_FAILED', {
     op,
     reason: info.reason,

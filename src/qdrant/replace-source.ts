@@ -1,6 +1,7 @@
 import type { Schemas } from '@qdrant/js-client-rest';
 import { createError, isKorttyError } from '../errors.js';
 import type { Connection } from './connection.js';
+import type { QdrantFailureExtra } from './failures.js';
 import { batches, generationFilter, generationOf, type PointInput, payloadFor, pointId } from './points.js';
 
 export interface ReplaceOptions {
@@ -65,8 +66,8 @@ export async function replaceSource(
   return { generation, points: points.length };
 }
 
-function annotate(err: unknown, note: string, extra: Record<string, unknown>): unknown {
+function annotate(err: unknown, note: string, extra: QdrantFailureExtra): unknown {
   if (!isKorttyError(err, 'QDRANT_FAILED')) return err;
-  const d = err.details as Record<string, unknown>;
-  return createError('QDRANT_FAILED', { ...d, ...extra, reason: `${String(d.reason)}; ${note}` });
+  const d = err.details;
+  return createError('QDRANT_FAILED', { ...d, ...extra, reason: `${d.reason}; ${note}` });
 }

@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { createError } from '../errors.js';
+import { z } from 'zod';
+import { readJsonFile } from '../storage/json-file.js';
 import { configPath } from '../storage/paths.js';
+import { checkJson } from '../util/json-check.js';
 
 // The query service's settings: the "service" object of $KORTTY_HOME/rag/config.json.
 //
@@ -9,16 +10,24 @@ import { configPath } from '../storage/paths.js';
 // Read by every `search`/`ask` before it talks to the service, so it is one small file read; a
 // missing file or key means the defaults. A damaged value is an error naming the file and field.
 
-export interface ServiceConfig {
+const number = (min: number, max: number) => z.number().min(min).max(max);
+
+/** config.json's "service" object; every setting is optional (a missing one is the default). */
+const serviceBlockSchema = z.strictObject({
   /** false: commands never start or use the service and always work in-process. */
-  enabled: boolean;
+  enabled: z.boolean().optional(),
   /** A standalone service exits after this long without a request; a hosted one unloads models. */
-  idleMinutes: number;
+  idleMinutes: number(0.001, 7 * 24 * 60).optional(),
   /** A service that sends nothing for this long (no "accepted", no heartbeat) is treated as hung. */
-  answerTimeoutMs: number;
+  answerTimeoutMs: number(50, 600_000).optional(),
   /** How long a command waits for a service it has just started before working in-process. */
-  startTimeoutMs: number;
-}
+  startTimeoutMs: number(50, 600_000).optional(),
+});
+
+/** The part of config.json read here; other keys ("tui"…) belong to their own readers. */
+const configServicePartSchema = z.looseObject({ service: serviceBlockSchema.optional() });
+
+export type ServiceConfig = Required<z.infer<typeof serviceBlockSchema>>;
 
 export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
   enabled: true,
@@ -27,57 +36,17 @@ export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
   startTimeoutMs: 3000,
 };
 
-const LIMITS: Record<Exclude<keyof ServiceConfig, 'enabled'>, [number, number]> = {
-  idleMinutes: [0.001, 7 * 24 * 60],
-  answerTimeoutMs: [50, 600_000],
-  startTimeoutMs: [50, 600_000],
-};
-
 /** Pure: the service settings from config.json's parsed content. */
 export function parseServiceConfig(raw: unknown, path: string): ServiceConfig {
-  const fail = (field: string, reason: string) => createError('CONFIG_INVALID', { path, field, reason });
   if (raw === undefined) return { ...DEFAULT_SERVICE_CONFIG };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw fail('(file)', 'not a JSON object');
-  const s = (raw as Record<string, unknown>).service;
-  if (s === undefined) return { ...DEFAULT_SERVICE_CONFIG };
-  if (typeof s !== 'object' || s === null || Array.isArray(s)) throw fail('service', 'must be an object');
+  const s = checkJson(raw, configServicePartSchema, path, 'configuration').service ?? {};
   const out = { ...DEFAULT_SERVICE_CONFIG };
-  for (const [k, v] of Object.entries(s)) {
-    if (k === 'enabled') {
-      if (typeof v !== 'boolean') throw fail('service.enabled', 'must be true or false');
-      out.enabled = v;
-    } else if (k in LIMITS) {
-      const [min, max] = LIMITS[k as keyof typeof LIMITS];
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
-        throw fail(`service.${k}`, `must be a number from ${min} to ${max}`);
-      }
-      out[k as keyof typeof LIMITS] = v;
-    } else {
-      throw fail(`service.${k}`, `unknown setting (known: enabled, ${Object.keys(LIMITS).join(', ')})`);
-    }
-  }
+  for (const k of Object.keys(out) as (keyof ServiceConfig)[])
+    if (s[k] !== undefined) Object.assign(out, { [k]: s[k] });
   return out;
 }
 
 export async function readServiceConfig(home: string): Promise<ServiceConfig> {
   const path = configPath(home);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ...DEFAULT_SERVICE_CONFIG };
-    throw createError('CONFIG_INVALID', { path, field: '(file)', reason: (err as Error).message });
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw createError('CONFIG_INVALID', {
-      path,
-      field: '(file)',
-      reason: `not valid JSON (${(err as Error).message})`,
-    });
-  }
-  return parseServiceConfig(raw, path);
+  return parseServiceConfig(await readJsonFile(path, z.unknown(), 'configuration'), path);
 }

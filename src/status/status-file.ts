@@ -1,8 +1,9 @@
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { readJsonFile } from '../storage/json-file.js';
 import { korttyHome, ragDir, statusPath } from '../storage/paths.js';
-import { readJobFiles } from './job-file.js';
+import { type DamagedFile, scanJobFiles } from './job-file.js';
 import { writeStatusLines } from './status-lines.js';
-import { computeStatus, type StatusInfo } from './status-model.js';
+import { computeStatus, type DamagedNote, type StatusInfo, statusInfoSchema } from './status-model.js';
 
 // status.json is a cache for the status bar, rewritten after every job and watcher event.
 // It is not a durability boundary, so a plain temp+rename (no fsync) is enough.
@@ -10,8 +11,19 @@ import { computeStatus, type StatusInfo } from './status-model.js';
 export async function refreshStatusFile(home = korttyHome()): Promise<StatusInfo> {
   // Loaded here, not at the top: `kortty-rag status` only reads status.json, and store-config's
   // imports (atomic writes, crypto) cost several ms of the status bar's < 50 ms budget.
-  const { listStores } = await import('../store/store-config.js');
-  const info = computeStatus(await listStores(home), await readJobFiles(home));
+  const { scanStores } = await import('../store/store-config.js');
+  const { stores, damaged } = await scanStores(home);
+  const jobFiles = await scanJobFiles(home);
+  const notes: DamagedNote[] = [
+    ...damaged.map((d) => ({
+      store: d.name ?? d.id,
+      path: d.path,
+      message: d.error.message,
+      storeFile: true,
+    })),
+    ...jobFiles.damaged.map(jobNote),
+  ];
+  const info = computeStatus(stores, jobFiles.jobs, new Date(), notes);
   await mkdir(ragDir(home), { recursive: true });
   const tmp = `${statusPath(home)}.${process.pid}.tmp`;
   await writeFile(tmp, JSON.stringify(info));
@@ -22,18 +34,31 @@ export async function refreshStatusFile(home = korttyHome()): Promise<StatusInfo
 
 /** Fast path for the status bar: status.json plus live job files, no store scanning. */
 export async function readStatus(home = korttyHome()): Promise<StatusInfo> {
-  let info: StatusInfo;
+  let info: StatusInfo | undefined;
   try {
-    info = JSON.parse(await readFile(statusPath(home), 'utf8')) as StatusInfo;
-  } catch {
-    return refreshStatusFile(home).catch(() => computeStatus([], []));
+    info = await readJsonFile(statusPath(home), statusInfoSchema, 'status cache');
+  } catch (err) {
+    // status.json is a cache: rebuilt from the stores, and this once the damage is shown as an error.
+    const damage = { store: '-', source: statusPath(home), reason: (err as Error).message };
+    const fresh = await refreshStatusFile(home).catch(() => computeStatus([], []));
+    return { ...fresh, state: 'error', errors: [damage, ...fresh.errors] };
   }
-  const jobs = await readJobFiles(home);
+  if (!info) return refreshStatusFile(home).catch(() => computeStatus([], []));
+  const { jobs, damaged } = await scanJobFiles(home);
   info.jobs = jobs.map((j) => ({ store: j.storeName, state: j.state, percent: j.percent }));
+  // A job.json damaged since status.json was written is an error too (the cache cannot know it).
+  for (const d of damaged.map(jobNote))
+    if (!info.errors.some((e) => e.source === d.path))
+      info.errors.push({ store: d.store, source: d.path, reason: d.message });
+  if (info.errors.length > 0) info.state = 'error';
   if (jobs.length > 0 && info.state !== 'error') info.state = 'syncing';
   else if (jobs.length === 0 && info.state === 'syncing')
     info.state = info.limited.length ? 'limited' : info.problems ? 'problems' : 'idle';
   return info;
+}
+
+function jobNote(d: DamagedFile): DamagedNote {
+  return { store: d.storeId, path: d.path, message: d.message };
 }
 
 /** Re-renders the pre-rendered status lines from status.json and the live job files. */

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { StoreConfig } from '../store/store-types.js';
 import type { JobFile } from './job-file.js';
 
@@ -5,27 +6,47 @@ import type { JobFile } from './job-file.js';
 // Problems are files that should have been indexed and were not; files skipped by design
 // (unsupported, binary, hidden, excluded) are counted apart and never colour the line.
 
-export type StatusState = 'idle' | 'syncing' | 'problems' | 'limited' | 'error' | 'none';
+const statusStateSchema = z.enum(['idle', 'syncing', 'problems', 'limited', 'error', 'none']);
+export type StatusState = z.infer<typeof statusStateSchema>;
 
-export interface StatusInfo {
-  state: StatusState;
-  stores: number;
-  problems: number;
-  /** Files left out by design: reported, never a warning. */
-  skipped: number;
-  errors: { store: string; source: string; reason: string }[];
-  limited: { store: string; source: string; reason: string }[];
-  jobs: { store: string; state: string; percent: number }[];
-  watcher?: { pid: number; alive: boolean };
-  updatedAt: string;
+const noteSchema = z.object({ store: z.string(), source: z.string(), reason: z.string() });
+
+/** status.json: the status bar's cache, rewritten after every job and watcher event. */
+export const statusInfoSchema = z.object({
+  state: statusStateSchema,
+  stores: z.number().int().nonnegative(),
+  problems: z.number().int().nonnegative(),
+  /** Files left out by design: reported, never a warning. Absent in caches written before it. */
+  skipped: z.number().int().nonnegative().default(0),
+  errors: z.array(noteSchema),
+  limited: z.array(noteSchema),
+  jobs: z.array(z.object({ store: z.string(), state: z.string(), percent: z.number() })),
+  watcher: z.object({ pid: z.number().int(), alive: z.boolean() }).optional(),
+  updatedAt: z.string(),
+});
+export type StatusInfo = z.infer<typeof statusInfoSchema>;
+
+/** A file the status could not use (a damaged store.json or job.json), shown as an error. */
+export interface DamagedNote {
+  /** Store id (directory name) or name. */
+  store: string;
+  path: string;
+  message: string;
+  /** The store's own store.json: the store counts as a store, a damaged one. */
+  storeFile?: boolean;
 }
 
 export function computeStatus(
   stores: readonly StoreConfig[],
   jobs: readonly JobFile[],
   now = new Date(),
+  damaged: readonly DamagedNote[] = [],
 ): StatusInfo {
-  const errors: StatusInfo['errors'] = [];
+  const errors: StatusInfo['errors'] = damaged.map((d) => ({
+    store: d.store,
+    source: d.path,
+    reason: d.message,
+  }));
   const limited: StatusInfo['limited'] = [];
   let problems = 0;
   let skipped = 0;
@@ -42,7 +63,7 @@ export function computeStatus(
   }
   const jobList = jobs.map((j) => ({ store: j.storeName, state: j.state, percent: j.percent }));
   const state: StatusState =
-    stores.length === 0
+    stores.length === 0 && errors.length === 0
       ? 'none'
       : errors.length > 0
         ? 'error'
@@ -55,7 +76,7 @@ export function computeStatus(
               : 'idle';
   return {
     state,
-    stores: stores.length,
+    stores: stores.length + damaged.filter((d) => d.storeFile).length,
     problems,
     skipped,
     errors,

@@ -22,6 +22,7 @@ import {
   loadStore,
   removeTombstone,
   saveStore,
+  scanStores,
   storeIdFor,
   tombstoneStoreDir,
 } from './store-config.js';
@@ -337,7 +338,7 @@ export async function storeStats(cfg: StoreConfig, home = korttyHome()) {
   return { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0) };
 }
 
-export { findStore, listStores, loadStore };
+export { findStore, listStores, loadStore, scanStores };
 
 function requireSource(cfg: StoreConfig, ref: string): SourceRecord {
   const src = findSource(cfg.sources, ref);

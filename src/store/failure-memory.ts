@@ -19,6 +19,9 @@ const REMEMBERED: ReadonlySet<SkipReason> = new Set<SkipReason>([
   'pdf-encrypted',
   'pdf-no-text',
   'docx-invalid',
+  'docx-too-large', // its uncompressed size is over the cap
+  'html-invalid', // nested too deeply, or the converter gave up
+  'extract-limit', // the capped child's wall-clock or memory limit
   'not-utf8',
   'too-large',
 ]);

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
 import { createError } from '../errors.js';
+import { readJsonFile } from '../storage/json-file.js';
 import { pidAlive } from '../util/pid-alive.js';
 
 // One job per store across processes. The lock is a directory holding owner.json, built under a
@@ -14,13 +16,14 @@ import { pidAlive } from '../util/pid-alive.js';
 // Before activating, a holder calls `assertHeld()`: a stalled holder whose lock was taken over
 // finds someone else's nonce and must not activate.
 
-export interface LockOwner {
-  pid: number;
-  host: string;
-  nonce: string;
-  job: string;
-  startedAt: string;
-}
+const lockOwnerSchema = z.object({
+  pid: z.number().int().positive(),
+  host: z.string(),
+  nonce: z.string(),
+  job: z.string(),
+  startedAt: z.string(),
+});
+export type LockOwner = z.infer<typeof lockOwnerSchema>;
 
 export interface LockOptions {
   staleMs?: number;
@@ -67,8 +70,9 @@ export async function acquireLock(
 
 export async function readOwner(lockPath: string): Promise<LockOwner | undefined> {
   try {
-    return JSON.parse(await readFile(join(lockPath, 'owner.json'), 'utf8')) as LockOwner;
+    return await readJsonFile(join(lockPath, 'owner.json'), lockOwnerSchema, 'lock owner file');
   } catch {
+    // Unreadable or damaged: an owner we cannot name; the lock's age alone decides if it is stale.
     return undefined;
   }
 }

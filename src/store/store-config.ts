@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import transliterate from '@sindresorhus/transliterate';
-import { createError, isKorttyError } from '../errors.js';
+import { createError, isKorttyError, type KorttyError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
 import { type FsEnv, nodeFsEnv } from '../storage/fs-env.js';
+import { readJsonFile } from '../storage/json-file.js';
 import {
   korttyHome,
   STORE_TOMBSTONE_PREFIX,
@@ -13,9 +14,10 @@ import {
   storesDir,
   storeTombstonePath,
 } from '../storage/paths.js';
+import { parseJsonText } from '../util/json-check.js';
 import { killPoint } from '../util/kill-points.js';
 import { migrateSourceCounts } from './source-counts.js';
-import type { StoreConfig } from './store-types.js';
+import { type StoreConfig, storeConfigSchema } from './store-types.js';
 
 // store.json: configuration + source table. The snapshot, not this file, is the truth about
 // what is indexed; this file is replaced atomically after each activation.
@@ -41,23 +43,10 @@ export function storeIdFor(name: string, opts: { hashed?: boolean } = {}): strin
 }
 
 export async function loadStore(id: string, home = korttyHome()): Promise<StoreConfig> {
-  const path = storeConfigPath(id, home);
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw createError('STORE_NOT_FOUND', { name: id });
-    throw err;
-  }
-  let cfg: StoreConfig;
-  try {
-    cfg = JSON.parse(raw) as StoreConfig;
-  } catch (err) {
-    throw createError('SNAPSHOT_CORRUPT', { path, reason: `invalid JSON: ${(err as Error).message}` });
-  }
+  const stored = await readJsonFile(storeConfigPath(id, home), storeConfigSchema, 'store configuration');
+  if (!stored) throw createError('STORE_NOT_FOUND', { name: id });
   // Records from before skipped files were counted apart from problems.
-  if (Array.isArray(cfg?.sources)) cfg.sources = cfg.sources.map(migrateSourceCounts);
-  return cfg;
+  return { ...stored, sources: stored.sources.map(migrateSourceCounts) };
 }
 
 export async function saveStore(
@@ -79,8 +68,9 @@ export async function saveStore(
     const bytes = Buffer.from(`${JSON.stringify(cfg, null, 2)}\n`);
     await atomicWrite(path, bytes, {
       env,
+      // What is read back must load: the same schema loadStore checks.
       verify: (b) => {
-        JSON.parse(b.toString('utf8'));
+        parseJsonText(b, storeConfigSchema, path, 'store configuration');
       },
     });
   } catch (err) {
@@ -106,24 +96,65 @@ export async function listStoreIds(home = korttyHome()): Promise<string[]> {
   }
 }
 
-export async function listStores(home = korttyHome()): Promise<StoreConfig[]> {
-  const out: StoreConfig[] = [];
-  for (const id of await listStoreIds(home)) {
-    try {
-      out.push(await loadStore(id, home));
-    } catch {
-      // A directory without a readable store.json is not a store (e.g. a half-created one).
-    }
-  }
-  return out;
+/** A store directory whose store.json cannot be used: listed, never silently dropped. */
+export interface DamagedStore {
+  id: string;
+  /** The name, when the file still says one. */
+  name?: string;
+  path: string;
+  error: KorttyError;
 }
 
-/** Find a store by id or by name. */
+/**
+ * Every store directory: the usable stores and the damaged ones (store.json unreadable or not
+ * matching its schema). A directory without store.json is a half-created store, not a store.
+ */
+export async function scanStores(
+  home = korttyHome(),
+): Promise<{ stores: StoreConfig[]; damaged: DamagedStore[] }> {
+  const stores: StoreConfig[] = [];
+  const damaged: DamagedStore[] = [];
+  for (const id of await listStoreIds(home)) {
+    try {
+      stores.push(await loadStore(id, home));
+    } catch (err) {
+      if (isKorttyError(err, 'STORE_NOT_FOUND')) continue;
+      const path = storeConfigPath(id, home);
+      damaged.push({ id, name: await nameIn(path), path, error: asKorttyError(err, path) });
+    }
+  }
+  return { stores, damaged };
+}
+
+/** The usable stores (see scanStores for the damaged ones). */
+export async function listStores(home = korttyHome()): Promise<StoreConfig[]> {
+  return (await scanStores(home)).stores;
+}
+
+/** Find a store by id or by name; a damaged store's error names its file and field. */
 export async function findStore(nameOrId: string, home = korttyHome()): Promise<StoreConfig> {
-  const stores = await listStores(home);
+  const { stores, damaged } = await scanStores(home);
   const hit = stores.find((s) => s.id === nameOrId) ?? stores.find((s) => s.name === nameOrId);
-  if (!hit) throw createError('STORE_NOT_FOUND', { name: nameOrId });
-  return hit;
+  if (hit) return hit;
+  const bad = damaged.find((d) => d.id === nameOrId) ?? damaged.find((d) => d.name === nameOrId);
+  if (bad) throw bad.error;
+  throw createError('STORE_NOT_FOUND', { name: nameOrId });
+}
+
+/** The `name` a damaged store.json still holds, so the user can recognise the store. */
+async function nameIn(path: string): Promise<string | undefined> {
+  try {
+    const raw = JSON.parse(await readFile(path, 'utf8')) as { name?: unknown };
+    return typeof raw?.name === 'string' ? raw.name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function asKorttyError(err: unknown, path: string): KorttyError {
+  return isKorttyError(err)
+    ? err
+    : createError('IO_FAILED', { path, op: 'read', reason: errReason(err) }, err);
 }
 
 /**

@@ -1,81 +1,131 @@
+import { z } from 'zod';
 import type { ChunkParams, ModelFingerprint, Role, SourceOptions, SourceStatus, SyncMode } from '../types.js';
 
-export type StoreType = 'local' | 'qdrant';
+// store.json's schema. The TS types below are inferred from it, so the file format and the code
+// cannot drift: a field added to the type is a field the reader checks.
 
-export interface QdrantSettings {
-  url: string;
-  collection: string;
+const roleSchema = z.enum(['text', 'coding']) satisfies z.ZodType<Role>;
+const syncModeSchema = z.enum(['automatic', 'manual']) satisfies z.ZodType<SyncMode>;
+const sourceStatusSchema = z.enum([
+  'NEW',
+  'SCANNING',
+  'INDEXING',
+  'READY',
+  'MISSING',
+  'ERROR',
+  'DISABLED',
+]) satisfies z.ZodType<SourceStatus>;
+
+const count = z.number().int().nonnegative();
+
+export const modelFingerprintSchema = z.object({
+  modelId: z.string(),
+  fileName: z.string(),
+  fileSize: count,
+  fileSha256: z.string(),
+  dimension: z.number().int().positive(),
+  pooling: z.enum(['mean', 'cls', 'last', 'none', 'rank']),
+  documentPrefix: z.string(),
+  queryPrefix: z.string(),
+}) satisfies z.ZodType<ModelFingerprint>;
+
+export const chunkParamsSchema = z.object({
+  chunkTokens: z.number().int().positive(),
+  overlapTokens: count,
+}) satisfies z.ZodType<ChunkParams>;
+
+export const sourceOptionsSchema = z.object({
+  maxFileBytes: z.number().int().positive(),
+  include: z.array(z.string()),
+  exclude: z.array(z.string()),
+  gitignore: z.boolean(),
+}) satisfies z.ZodType<SourceOptions>;
+
+export const storeTypeSchema = z.enum(['local', 'qdrant']);
+export type StoreType = z.infer<typeof storeTypeSchema>;
+
+export const qdrantSettingsSchema = z.object({
+  url: z.string(),
+  collection: z.string(),
   /** Name of the vault entry holding the API key; the key itself never lives in store.json. */
-  apiKeyRef?: string;
-}
+  apiKeyRef: z.string().optional(),
+});
+export type QdrantSettings = z.infer<typeof qdrantSettingsSchema>;
 
-export interface SourceProblem {
-  path: string;
-  reason: string;
-  explanation?: string;
-}
+export const sourceProblemSchema = z.object({
+  path: z.string(),
+  reason: z.string(),
+  explanation: z.string().optional(),
+});
+export type SourceProblem = z.infer<typeof sourceProblemSchema>;
 
 /** An extraction failure remembered for a file while its content hash is unchanged. */
-export interface FailedDoc {
+export const failedDocSchema = z.object({
   /** Complete-file sha256 of the content that failed. */
-  sha256: string;
+  sha256: z.string(),
   /** The skip reason (a SkipReason such as pdf-timeout). */
-  reason: string;
-  explanation?: string;
+  reason: z.string(),
+  explanation: z.string().optional(),
   /** When it failed (ISO 8601). */
-  failedAt: string;
-}
+  failedAt: z.string(),
+});
+export type FailedDoc = z.infer<typeof failedDocSchema>;
 
-export interface SourceRecord {
-  id: string;
-  path: string;
-  kind: 'file' | 'folder';
-  sync: SyncMode;
-  enabled: boolean;
-  options: SourceOptions;
-  status: SourceStatus;
-  statusReason?: string;
+export const sourceRecordSchema = z.object({
+  id: z.string().min(1),
+  path: z.string().min(1),
+  kind: z.enum(['file', 'folder']),
+  sync: syncModeSchema,
+  enabled: z.boolean(),
+  options: sourceOptionsSchema,
+  status: sourceStatusSchema,
+  statusReason: z.string().optional(),
   /** Set by the watcher when a source cannot be watched reliably. */
-  limitedMonitoring?: string;
-  files: number;
-  chunks: number;
+  limitedMonitoring: z.string().optional(),
+  files: count,
+  chunks: count,
   /** Files that should have been indexed and could not be (see scan/skip-kinds.ts). */
-  problems: number;
+  problems: count,
   /** First problems of the last scan (bounded), for the UI. */
-  problemList: SourceProblem[];
-  /** Files left out by design (unsupported format, binary, hidden, excluded…). */
-  skipped: number;
+  problemList: z.array(sourceProblemSchema),
+  /** Files left out by design (unsupported format, binary, hidden, excluded…); absent in older
+   * files, which loadStore migrates (source-counts.ts). */
+  skipped: count.optional(),
   /** First of them (bounded), for the UI. */
-  skippedList: SourceProblem[];
-  lastIndexedAt?: string;
+  skippedList: z.array(sourceProblemSchema).optional(),
+  lastIndexedAt: z.string().optional(),
   /** Content hashes (abs path → sha256) of the documents indexed for this source. */
-  hashes: Record<string, string>;
+  hashes: z.record(z.string(), z.string()),
   /** Files whose extraction failed (abs path → record); not parsed again while unchanged. */
-  failed?: Record<string, FailedDoc>;
+  failed: z.record(z.string(), failedDocSchema).optional(),
   /** Chunks the last update of this source embedded, and chunks that kept their vector. */
-  lastChunksEmbedded?: number;
-  lastChunksReused?: number;
+  lastChunksEmbedded: count.optional(),
+  lastChunksReused: count.optional(),
   /** Qdrant stores: the point generation search may see for this source. */
-  qdrantGeneration?: string;
+  qdrantGeneration: z.string().optional(),
   /** Qdrant stores: the last push failed; the next update pushes this source again. */
-  qdrantDirty?: boolean;
-}
+  qdrantDirty: z.boolean().optional(),
+});
+/** A source as store.json may hold it (older files lack the skipped counts). */
+export type StoredSourceRecord = z.infer<typeof sourceRecordSchema>;
+export type SourceRecord = StoredSourceRecord & { skipped: number; skippedList: SourceProblem[] };
 
-export interface StoreConfig {
-  version: 1;
-  id: string;
-  name: string;
-  type: StoreType;
-  modelId: string;
+export const storeConfigSchema = z.object({
+  version: z.literal(1),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  type: storeTypeSchema,
+  modelId: z.string(),
   /** Fixed once the store is created; another model's vectors are refused. */
-  fingerprint: ModelFingerprint;
-  roles: Role[];
-  autonomous: boolean;
-  chunk: ChunkParams;
-  qdrant?: QdrantSettings;
-  sources: SourceRecord[];
-  createdAt: string;
-}
+  fingerprint: modelFingerprintSchema,
+  roles: z.array(roleSchema),
+  autonomous: z.boolean(),
+  chunk: chunkParamsSchema,
+  qdrant: qdrantSettingsSchema.optional(),
+  sources: z.array(sourceRecordSchema),
+  createdAt: z.string(),
+});
+export type StoreConfig = Omit<z.infer<typeof storeConfigSchema>, 'sources'> & { sources: SourceRecord[] };
 
 export interface JobSummary {
   indexed: number;
@@ -88,13 +138,14 @@ export interface JobSummary {
   problems: number;
 }
 
-export interface JobProgress {
-  storeId: string;
-  sourceId?: string;
-  state: 'scanning' | 'extracting' | 'embedding' | 'writing' | 'activating' | 'done';
-  documents: number;
-  documentsTotal: number;
-  chunks: number;
-  problems: number;
-  percent: number;
-}
+export const jobProgressSchema = z.object({
+  storeId: z.string(),
+  sourceId: z.string().optional(),
+  state: z.enum(['scanning', 'extracting', 'embedding', 'writing', 'activating', 'done']),
+  documents: count,
+  documentsTotal: count,
+  chunks: count,
+  problems: count,
+  percent: z.number().min(0).max(100),
+});
+export type JobProgress = z.infer<typeof jobProgressSchema>;

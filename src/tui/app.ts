@@ -106,6 +106,7 @@ export function runApp(o: AppOptions): Promise<number> {
     const text = isKorttyError(err) ? err.message : ((err as Error)?.message ?? String(err));
     ctx.push({ kind: 'message', title, text, level: 'error' });
   };
+  let lastDamaged = '';
   const refresh = async () => {
     const keepStore = state.stores[state.storeSel]?.id;
     const [stores, models] = await Promise.all([o.services.loadStores(), o.services.installedModels()]);
@@ -119,6 +120,10 @@ export function runApp(o: AppOptions): Promise<number> {
       Math.min(state.sourceSel, (stores[state.storeSel]?.sources.length ?? 1) - 1),
     );
     state.loaded = true;
+    // A store whose store.json is damaged is not in the list: say so, with its file and field.
+    const damaged = (o.services.damagedStores?.() ?? []).join('; ');
+    if (damaged && damaged !== lastDamaged) notify(`damaged store: ${damaged}`, 'error');
+    lastDamaged = damaged;
     if (state.tab === 'runs') {
       const runs = await o.services.loadRuns(stores);
       state.runs = { ...runs, selected: Math.min(state.runs.selected, Math.max(0, runs.records.length - 1)) };

@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import { createError } from '../errors.js';
+import { readJsonFileSync } from '../storage/json-file.js';
 import { configPath, ragDir } from '../storage/paths.js';
 import { type Keymap, parseKeymap } from './keymap.js';
 import { parseTheme, type Theme } from './theme.js';
@@ -33,15 +35,12 @@ function locate(kind: 'keymaps' | 'themes', ref: string, home: string, cwd: stri
   });
 }
 
-function readJson(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw createError('INVALID_ARGUMENT', {
-      name: path,
-      reason: `not valid JSON (${(err as Error).message})`,
-    });
-  }
+/** Parsed JSON of a file that exists (located first); its shape is checked by the caller's parser. */
+function readJson(path: string, kind: string): unknown {
+  const raw = readJsonFileSync(path, z.unknown(), kind);
+  if (raw === undefined)
+    throw createError('INVALID_ARGUMENT', { name: kind, reason: `${path} does not exist` });
+  return raw;
 }
 
 const ROOT_OF: Record<'keymaps' | 'themes', string> = { keymaps: 'default', themes: 'dark' };
@@ -57,7 +56,7 @@ function loadChain<T>(
   if (depth > 4)
     throw createError('INVALID_ARGUMENT', { name: kind, reason: `"extends" chain too deep at ${ref}` });
   const path = locate(kind, ref, home, cwd);
-  const raw = readJson(path) as { extends?: string; name?: string };
+  const raw = readJson(path, kind.slice(0, -1)) as { extends?: string; name?: string };
   let base: T | undefined;
   if (raw && typeof raw === 'object' && typeof raw.extends === 'string') {
     // A user file extending its own shipped namesake ("default" overriding "default") reads the shipped one.
@@ -80,17 +79,23 @@ export function loadTheme(ref: string, home: string, cwd = process.cwd()): Theme
   return loadChain<Theme>('themes', ref, home, cwd, parseTheme);
 }
 
-export interface TuiConfig {
-  keymap?: string;
-  theme?: string;
-}
+const tuiConfigSchema = z.strictObject({ keymap: z.string().optional(), theme: z.string().optional() });
+export type TuiConfig = z.infer<typeof tuiConfigSchema>;
+
+/** The parts of config.json the TUI reads; other keys ("service"…) belong to their own readers. */
+const configTuiPartSchema = z.looseObject({
+  tui: tuiConfigSchema.optional(),
+  keymap: z.string().optional(),
+  theme: z.string().optional(),
+});
 
 /** `{"tui": {"keymap": "vim", "theme": "light"}}` in $KORTTY_HOME/rag/config.json (top-level keys also work). */
 export function readTuiConfig(home: string): TuiConfig {
-  const path = configPath(home);
-  if (!existsSync(path)) return {};
-  const raw = readJson(path) as { tui?: TuiConfig; keymap?: string; theme?: string };
-  const src = raw?.tui ?? raw ?? {};
-  const pick = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-  return { keymap: pick(src.keymap) ?? pick(raw?.keymap), theme: pick(src.theme) ?? pick(raw?.theme) };
+  const raw = readJsonFileSync(configPath(home), configTuiPartSchema, 'configuration');
+  if (!raw) return {};
+  const pick = (v: string | undefined) => (v ? v : undefined);
+  return {
+    keymap: pick(raw.tui?.keymap) ?? pick(raw.keymap),
+    theme: pick(raw.tui?.theme) ?? pick(raw.theme),
+  };
 }

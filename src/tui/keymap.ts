@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { createError } from '../errors.js';
+import { checkJson } from '../util/json-check.js';
 import { ACTION_NAMES, ACTIONS, type ActionName, CHAINS, isAction } from './actions.js';
 
 // Keymaps are data (keymaps/*.json): named action → keys. Keys use the terminal library's names
@@ -13,12 +15,14 @@ export interface Keymap {
   keys: Record<ActionName, string[]>;
 }
 
-export interface KeymapFile {
-  name?: string;
-  description?: string;
-  extends?: string;
-  bindings: Record<string, string | string[]>;
-}
+/** A keymap file's shape; which actions and keys are valid is checked by parseKeymap. */
+export const keymapFileSchema = z.strictObject({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  extends: z.string().optional(),
+  bindings: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+});
+export type KeymapFile = z.infer<typeof keymapFileSchema>;
 
 const ALIASES: Record<string, string> = {
   esc: 'escape',
@@ -114,9 +118,7 @@ export function keyLabel(key: string): string {
 
 export function parseKeymap(raw: unknown, source: string, base?: Keymap): Keymap {
   const bad = (reason: string) => createError('INVALID_ARGUMENT', { name: `keymap ${source}`, reason });
-  if (!raw || typeof raw !== 'object') throw bad('expected a JSON object with "bindings"');
-  const file = raw as KeymapFile;
-  if (!file.bindings || typeof file.bindings !== 'object') throw bad('missing "bindings" object');
+  const file = checkJson(raw, keymapFileSchema, source, 'keymap');
   const keys = {} as Record<ActionName, string[]>;
   for (const [action, spec] of Object.entries(file.bindings)) {
     if (!isAction(action)) throw bad(`unknown action "${action}"`);

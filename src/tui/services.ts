@@ -10,8 +10,8 @@ import {
   type CreateStoreInput,
   createStore,
   deleteStore,
-  listStores,
   newSourceRecord,
+  scanStores,
   setSourceEnabled,
   setSourceOptions,
   setSourceSync,
@@ -31,6 +31,8 @@ import type { CatalogRow, DirEntry, ExternalJob, ModelChoice, RunsState } from '
 export interface Services {
   home: string;
   loadStores(): Promise<StoreConfig[]>;
+  /** Messages for the stores the last loadStores could not read (file and field named). */
+  damagedStores?(): string[];
   externalJobs(ownPids: readonly number[]): Promise<ExternalJob[]>;
   installedModels(): Promise<ModelChoice[]>;
   catalog(installed: readonly ModelChoice[]): { rows: CatalogRow[]; memBytes: number };
@@ -70,9 +72,15 @@ function background(pid: number | undefined) {
 
 export function createServices(home: string): Services {
   let searchDeps: (import('../retrieve/search.js').SearchDeps & { close(): Promise<void> }) | undefined;
+  let damaged: string[] = [];
   return {
     home,
-    loadStores: () => listStores(home),
+    async loadStores() {
+      const scan = await scanStores(home);
+      damaged = scan.damaged.map((d) => d.error.message);
+      return scan.stores;
+    },
+    damagedStores: () => damaged,
     async externalJobs(ownPids) {
       const jobs = await readJobFiles(home);
       return jobs

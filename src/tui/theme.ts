@@ -1,16 +1,19 @@
+import { z } from 'zod';
 import { createError } from '../errors.js';
+import { checkJson } from '../util/json-check.js';
 import { isRole, ROLES, type Role } from './roles.js';
 
 // Themes are data (themes/*.json): semantic role → colours and attributes. Parsing and validation
 // are pure; loading files is config-files.ts; turning styles into terminal attributes is paint.ts.
 
-export interface Style {
-  fg?: string;
-  bg?: string;
-  bold?: boolean;
-  underline?: boolean;
-  inverse?: boolean;
-}
+const styleSchema = z.strictObject({
+  fg: z.string().optional(),
+  bg: z.string().optional(),
+  bold: z.boolean().optional(),
+  underline: z.boolean().optional(),
+  inverse: z.boolean().optional(),
+});
+export type Style = z.infer<typeof styleSchema>;
 
 export interface Theme {
   name: string;
@@ -18,12 +21,14 @@ export interface Theme {
   roles: Record<Role, Style>;
 }
 
-export interface ThemeFile {
-  name?: string;
-  description?: string;
-  extends?: string;
-  roles: Partial<Record<string, Style>>;
-}
+/** A theme file's shape; which roles and colours are valid is checked by parseTheme. */
+export const themeFileSchema = z.strictObject({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  extends: z.string().optional(),
+  roles: z.record(z.string(), styleSchema),
+});
+export type ThemeFile = z.infer<typeof themeFileSchema>;
 
 const NAMED = new Set([
   'default',
@@ -44,25 +49,17 @@ export function isColour(c: unknown): c is string {
   return typeof c === 'string' && (NAMED.has(c) || /^#[0-9a-fA-F]{6}$/.test(c));
 }
 
-const STYLE_KEYS = new Set(['fg', 'bg', 'bold', 'underline', 'inverse']);
-
 /** Validates a theme file; `base` supplies roles the file leaves out (from `extends`). */
 export function parseTheme(raw: unknown, source: string, base?: Theme): Theme {
   const bad = (reason: string) => createError('INVALID_ARGUMENT', { name: `theme ${source}`, reason });
-  if (!raw || typeof raw !== 'object') throw bad('expected a JSON object with "roles"');
-  const file = raw as ThemeFile;
-  if (!file.roles || typeof file.roles !== 'object') throw bad('missing "roles" object');
+  const file = checkJson(raw, themeFileSchema, source, 'theme');
   const roles = {} as Record<Role, Style>;
   for (const [role, style] of Object.entries(file.roles)) {
     if (!isRole(role)) throw bad(`unknown role "${role}" (known: ${ROLES.join(', ')})`);
-    if (!style || typeof style !== 'object') throw bad(`role "${role}": expected an object`);
-    for (const [k, v] of Object.entries(style)) {
-      if (!STYLE_KEYS.has(k))
-        throw bad(`role "${role}": unknown key "${k}" (fg, bg, bold, underline, inverse)`);
-      if ((k === 'fg' || k === 'bg') && !isColour(v))
+    for (const k of ['fg', 'bg'] as const) {
+      const v = style[k];
+      if (v !== undefined && !isColour(v))
         throw bad(`role "${role}": ${k} ${JSON.stringify(v)} is not a colour (#rrggbb or a name like "red")`);
-      if (k !== 'fg' && k !== 'bg' && typeof v !== 'boolean')
-        throw bad(`role "${role}": ${k} must be true or false`);
     }
     roles[role] = { ...style };
   }

@@ -1,5 +1,7 @@
 import { createCipheriv, createDecipheriv, scrypt } from 'node:crypto';
+import { z } from 'zod';
 import { createError } from '../errors.js';
+import { firstIssue } from '../util/json-check.js';
 
 // The vault file format (pure: bytes in, bytes out; no file system).
 //
@@ -149,6 +151,9 @@ export function encodeSecrets(secrets: ReadonlyMap<string, string>): Buffer {
   return Buffer.from(JSON.stringify({ v: 1, secrets: obj }), 'utf8');
 }
 
+/** The decrypted document: one version, names → secrets. */
+const secretsDocSchema = z.object({ v: z.literal(1), secrets: z.record(z.string(), z.string()) });
+
 export function decodeSecrets(plaintext: Buffer, path: string): Map<string, string> {
   let doc: unknown;
   try {
@@ -156,20 +161,11 @@ export function decodeSecrets(plaintext: Buffer, path: string): Map<string, stri
   } catch {
     throw createError('VAULT_CORRUPT', { path, reason: 'decrypted content is not JSON' });
   }
-  const secrets = (doc as { v?: unknown; secrets?: unknown } | null)?.secrets;
-  if (
-    (doc as { v?: unknown })?.v !== 1 ||
-    !secrets ||
-    typeof secrets !== 'object' ||
-    Array.isArray(secrets)
-  ) {
-    throw createError('VAULT_CORRUPT', { path, reason: 'decrypted content has an unknown layout' });
+  const r = secretsDocSchema.safeParse(doc);
+  if (!r.success) {
+    // Never what was found: it may be a secret.
+    const { field, expected } = firstIssue(r.error, doc);
+    throw createError('VAULT_CORRUPT', { path, reason: `decrypted content: ${field}: expected ${expected}` });
   }
-  const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(secrets)) {
-    if (typeof v !== 'string')
-      throw createError('VAULT_CORRUPT', { path, reason: `entry "${k}" is not a string` });
-    out.set(k, v);
-  }
-  return out;
+  return new Map(Object.entries(r.data.secrets));
 }

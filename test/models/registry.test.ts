@@ -166,7 +166,12 @@ test('a damaged install record is reported, and left out of the listing', async 
   await writeFile(genPath, ggufBytes(20_000));
   await registerModelFile(genPath, { id: 'gen', source: 'generated', home });
   await writeFile(modelRecordPath('gen', home), '{"version":1,"id":"gen",');
-  t.is((await t.throwsAsync<KorttyError>(getInstalled('gen', home)))?.code, 'MODEL_INVALID');
+  const damaged = await t.throwsAsync<KorttyError>(getInstalled('gen', home));
+  t.is(damaged?.code, 'FILE_INVALID');
+  t.regex(
+    damaged?.message ?? '',
+    /gen\.json: damaged model install record: \(file\): expected JSON, found invalid JSON/,
+  );
   t.deepEqual(
     (await listInstalled(home)).map((r) => r.id),
     ['local:ok'],

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STARTER_MODEL_ID } from '../../src/embed/starter-model.js';
@@ -91,8 +92,9 @@ function runDelete(
 export async function runDeleteSuite(opts: DeleteSuiteOptions = {}): Promise<SuiteRow[]> {
   const row = createRow('store delete killed at each step: whole store or none, never reused');
   const home = await homeWithStarter();
+  // Sources never live inside the data directory (that is refused), so the tree is a sibling.
+  const src = await mkdtemp(join(tmpdir(), 'kortty-delete-src-'));
   try {
-    const src = join(home, 'src');
     await writeTree(src, { 'a.md': prose('apples', 40, 1), 'b.md': prose('bananas', 40, 2) });
     const { id } = await createStore(
       { name: 'Docs', modelId: STARTER_MODEL_ID, chunk: { chunkTokens: 100, overlapTokens: 20 } },
@@ -187,6 +189,7 @@ export async function runDeleteSuite(opts: DeleteSuiteOptions = {}): Promise<Sui
     opts.log?.(`store delete: ${row.failures} failure(s)`);
   } finally {
     await rm(home, { recursive: true, force: true });
+    await rm(src, { recursive: true, force: true });
   }
   return [row];
 }

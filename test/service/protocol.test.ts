@@ -193,13 +193,19 @@ test('config.json "service": defaults, values, and damage named by file and fiel
     startTimeoutMs: 3000,
   });
   const bad = (raw: unknown) =>
-    t.throws(() => parseServiceConfig(raw, path), { code: 'CONFIG_INVALID' } as never)?.message;
+    t.throws(() => parseServiceConfig(raw, path), { code: 'FILE_INVALID' } as never)?.message;
   t.is(
     bad({ service: { idleMinutes: 0 } }),
-    '/h/rag/config.json: service.idleMinutes: must be a number from 0.001 to 10080',
+    '/h/rag/config.json: damaged configuration: service.idleMinutes: expected a number ≥ 0.001, found number 0',
   );
-  t.regex(bad({ service: { enabled: 'yes' } })!, /service\.enabled: must be true or false/);
-  t.regex(bad({ service: { idle: 3 } })!, /service\.idle: unknown setting/);
-  t.regex(bad({ service: [] })!, /service: must be an object/);
-  t.regex(bad([])!, /\(file\): not a JSON object/);
+  t.regex(
+    bad({ service: { enabled: 'yes' } })!,
+    /service\.enabled: expected a boolean, found the string "yes"/,
+  );
+  t.regex(
+    bad({ service: { idle: 3 } })!,
+    /service\.idle: expected no such field, found unknown field "idle"/,
+  );
+  t.regex(bad({ service: [] })!, /service: expected an object, found an array of 0/);
+  t.regex(bad([])!, /\(file\): expected an object, found an array of 0/);
 });

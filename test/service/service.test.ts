@@ -351,7 +351,7 @@ test.serial(
     t.regex(firstPath(r.stdout)!, /kiwi\.md$/);
     t.regex(
       r.stderr,
-      /rag\/config\.json: service\.idleMinutes: must be a number from 0\.001 to 10080; not using the query service/,
+      /rag\/config\.json: damaged configuration: service\.idleMinutes: expected a number, found the string "soon"; not using the query service/,
     );
     t.is(await servicePid(w.home), undefined);
     await writeFile(join(w.home, 'rag', 'config.json'), JSON.stringify({ service: { enabled: false } }));

@@ -3,8 +3,8 @@ import {
   createStore,
   deleteStore,
   findStore,
-  listStores,
   rebuildStore,
+  scanStores,
   setStoreRoles,
   storeStats,
 } from '../../store/engine.js';
@@ -108,7 +108,7 @@ const list = defineCommand({
   summary: 'list knowledge stores',
   options: {},
   async run({ out }) {
-    const stores = await listStores();
+    const { stores, damaged } = await scanStores();
     const rows = stores.map((s) => [
       s.name,
       s.type,
@@ -119,11 +119,26 @@ const list = defineCommand({
       String(s.sources.reduce((n, x) => n + x.chunks, 0)),
       storeStatus(s),
     ]);
+    // A damaged store stays in the list, with the file and field that make it unusable.
+    for (const d of damaged) rows.push([d.name ?? d.id, '?', '?', '?', '?', '?', '?', 'DAMAGED']);
+    const notes = damaged.map((d) => `damaged: ${sanitizeLine(d.error.message)}`);
     out(
-      stores,
-      stores.length === 0
+      [
+        ...stores,
+        ...damaged.map((d) => ({
+          id: d.id,
+          name: d.name,
+          damaged: true,
+          path: d.path,
+          error: d.error.message,
+        })),
+      ],
+      rows.length === 0
         ? 'no stores yet: kortty-rag store create NAME'
-        : table([['NAME', 'TYPE', 'MODEL', 'DIM', 'ROLES', 'SOURCES', 'CHUNKS', 'STATUS'], ...rows]),
+        : [
+            table([['NAME', 'TYPE', 'MODEL', 'DIM', 'ROLES', 'SOURCES', 'CHUNKS', 'STATUS'], ...rows]),
+            ...notes,
+          ].join('\n'),
     );
     return 0;
   },
