@@ -21,7 +21,7 @@ const FS_ADAPTERS = [
   '^src/storage/',
   '-files?\\.ts$',
   '^src/app/(files|search-deps)\\.ts$',
-  '^src/embed/(fingerprint|generate-model|installer|model-registry|starter-model|vocab-bundle)\\.ts$',
+  '^src/embed/(fingerprint|generate-model|installer|model-info|model-registry|starter-model|vocab-bundle)\\.ts$',
   '^src/extract/(read-scanned|worker-pool)\\.ts$',
   '^src/index/hnsw\\.ts$',
   '^src/mcp/server\\.ts$',

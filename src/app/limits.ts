@@ -1,5 +1,10 @@
 // Limits and path rules the faces check input against: file size units, the scanner's excluded and
-// hidden names (the TUI's file browser), and chunk bounds (the create form).
+// hidden names (the TUI's file browser), default source options, and chunk bounds.
 
-export { chunkParamsProblem, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../chunk/params.js';
-export { isExcludedDir, isHidden, MiB } from '../scan/rules.js';
+export {
+  chunkParamsProblem,
+  DEFAULT_CHUNK_PARAMS,
+  MAX_CHUNK_TOKENS,
+  MIN_CHUNK_TOKENS,
+} from '../chunk/params.js';
+export { DEFAULT_SOURCE_OPTIONS, isExcludedDir, isHidden, MiB } from '../scan/rules.js';

@@ -23,6 +23,10 @@ export function refreshStatus(home = korttyHome()): Promise<StatusInfo> {
 }
 
 /** For long-lived processes: keeps the status lines current (see status-file.ts). */
-export function startStatusLineKeeper(home = korttyHome(), everyMs?: number): { stop(): void } {
-  return keeperWith(scanStores, home, everyMs);
+export function startStatusLineKeeper(
+  home = korttyHome(),
+  everyMs?: number,
+  onPass?: () => void,
+): { stop(): void } {
+  return keeperWith(scanStores, home, everyMs, onPass);
 }

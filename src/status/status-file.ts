@@ -123,6 +123,8 @@ export function startStatusLineKeeper(
   scanStores: StoreLister,
   home = korttyHome(),
   everyMs = 2000,
+  /** Called after each completed pass (lets a caller wait for the keeper instead of a clock). */
+  onPass?: () => void,
 ): { stop(): void } {
   let busy = false;
   const timer = setInterval(() => {
@@ -134,6 +136,7 @@ export function startStatusLineKeeper(
       .catch(() => {})
       .finally(() => {
         busy = false;
+        onPass?.();
       });
   }, everyMs);
   timer.unref();

@@ -84,6 +84,10 @@ export function toggle(form: Form, delta: 1 | -1 = 1): Form {
   });
 }
 
+export function setValue(form: Form, id: string, value: string | boolean): Form {
+  return update(form, id, (f) => ('value' in f ? ({ ...f, value } as Field) : f));
+}
+
 export function setOptions(
   form: Form,
   id: string,
@@ -135,10 +139,3 @@ export function fieldValue(form: Form, id: string): string | boolean | undefined
 
 export const textOf = (form: Form, id: string): string => String(fieldValue(form, id) ?? '').trim();
 export const checked = (form: Form, id: string): boolean => fieldValue(form, id) === true;
-
-/** A comma-separated glob field's globs. */
-export const globs = (s: string): string[] =>
-  s
-    .split(',')
-    .map((g) => g.trim())
-    .filter(Boolean);

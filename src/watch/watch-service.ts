@@ -178,27 +178,32 @@ async function closeWatch(e: Entry): Promise<void> {
   await w?.close().catch(() => {});
 }
 
+// Watch first, then scan: a change made before the watcher is ready produces no event, so the
+// rescan that settles the source is scheduled once the watcher is ready (or at once when the
+// source cannot be watched). A scan started earlier could miss a file written in between.
 async function startWatch(d: Daemon, e: Entry): Promise<void> {
   await closeWatch(e);
   const gen = e.gen;
-  if (d.stopping || e.root.state !== 'present') return;
+  if (d.stopping) return;
+  if (e.root.state !== 'present') return rescan(d, e); // the sync records MISSING
   // Every sync refuses such a source (and records why); watching it would turn the store's own
   // writes under the data directory into changes and syncs without end.
   const refused = dataDirConflict(e.target.path, d.home);
   if (refused) {
     d.log({ type: 'refused', ...who(e.target), reason: refused.message });
-    return;
+    return rescan(d, e);
   }
   const fsName = await d.probeFs(e.target.path);
   if (gen !== e.gen || d.stopping) return;
   if (fsName) {
     setLimited(d, e, networkReason(fsName));
-    return;
+    return rescan(d, e);
   }
   try {
     e.watch = watchSource(d, e);
   } catch (err) {
     setLimited(d, e, watcherErrorReason(err));
+    rescan(d, e);
   }
 }
 
@@ -209,8 +214,7 @@ function watchSource(d: Daemon, e: Entry): SourceWatch {
       if (kind === 'rules') {
         // New .gitignore rules may un-ignore directories the watcher pruned: watch afresh.
         d.log({ type: 'rules-changed', ...who(e.target) });
-        rescan(d, e);
-        void startWatch(d, e);
+        void startWatch(d, e).then(() => schedulePump(d));
       } else if (
         sched.noteChange(d.state, e.target.storeId, e.target.sourceId, Date.now(), d.cfg) &&
         !e.limited
@@ -229,6 +233,8 @@ function watchSource(d: Daemon, e: Entry): SourceWatch {
     onReady() {
       if (e.watch !== handle) return;
       d.log({ type: 'watching', ...who(e.target) });
+      rescan(d, e);
+      schedulePump(d);
       // Watching works (again): lift a note left by an earlier failure or a previous run.
       if (!isOverflowReason(e.limited)) setLimited(d, e, undefined);
       if (e.target.limitedMonitoring && !e.limited) d.notes.want(e.target, undefined);
@@ -248,7 +254,6 @@ async function checkRoot(d: Daemon, e: Entry): Promise<void> {
     rescan(d, e); // the sync records MISSING and drops the source's chunks
   } else if (change === 'back') {
     d.log({ type: 'root-back', ...who(e.target) });
-    rescan(d, e);
     await startWatch(d, e);
   }
 }
@@ -293,7 +298,7 @@ async function watchTarget(d: Daemon, t: WatchTarget): Promise<void> {
     d.entries.set(targetId(t), e);
   }
   await checkRoot(d, e);
-  rescan(d, e); // new, re-enabled or re-configured: catch up with what changed meanwhile
+  // New, re-enabled or re-configured: the rescan after the watch starts catches up.
   await startWatch(d, e);
 }
 

@@ -1,4 +1,4 @@
-// The injection corpus (issue 8 item 6) through bounds, block and prompt assembly, and the
+// The injection corpus through bounds, block and prompt assembly, and the
 // citation check against answers that cite the forged markers.
 import test from 'ava';
 import { checkCitations, extractCitations } from '../../src/ai/citations.js';
