@@ -303,7 +303,9 @@ export function checkSearchResult(r: unknown): SearchResultWire | string {
   if (!isInt(r.generation, 0, Number.MAX_SAFE_INTEGER)) return 'result.generation';
   if (
     r.warnings !== undefined &&
-    (!Array.isArray(r.warnings) || r.warnings.length > 1000 || !r.warnings.every((w) => typeof w === 'string'))
+    (!Array.isArray(r.warnings) ||
+      r.warnings.length > 1000 ||
+      !r.warnings.every((w) => typeof w === 'string'))
   )
     return 'result.warnings';
   return r as unknown as SearchResultWire;
