@@ -49,7 +49,7 @@ export interface ActionInput {
   onPlan?: (plan: { stores: readonly StoreConfig[]; before: boolean; tool: boolean }) => void;
   /** The excerpts retrieved before the answer (tool-call retrievals are not reported here). */
   onExcerpts?: (excerpts: readonly Excerpt[]) => void;
-  /** A store left out because its store.json is damaged (the text names the file and field). */
+  /** A store or AI Skill left out because its file is damaged (the text names the file and why). */
   onWarning?: (message: string) => void;
 }
 
@@ -102,6 +102,8 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
     loadSkills(skillsDir(home)),
     loadPresets(join(aiDir(home), 'presets')),
   ]);
+  // A broken skill is left out of the prompt, and said so.
+  for (const p of skills.problems) input.onWarning?.(p.message);
   const prompt = assemblePrompt({
     action: input.action,
     prompt: input.prompt,
