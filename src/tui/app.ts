@@ -12,6 +12,7 @@ import type { KeyEvent, ScreenPort } from './screen.js';
 import type { Services } from './services.js';
 import { idleMarker, type LoopStats } from './signal.js';
 import { type AppState, type Dialog, initialState, type Level } from './state.js';
+import { sanitize } from './text.js';
 import type { Theme } from './theme.js';
 import { renderApp } from './views/layout.js';
 import type { ViewContext } from './views/view-context.js';
@@ -29,6 +30,8 @@ export interface AppOptions {
   test?: boolean;
   loop?: LoopStats;
   pollMs?: number;
+  /** A warning shown on the first frame (until the first key), e.g. an unknown config.json key. */
+  notice?: string;
 }
 
 const RENDER_GAP_MS = 25;
@@ -37,6 +40,7 @@ const PROGRESS_GAP_MS = 100;
 
 export function runApp(o: AppOptions): Promise<number> {
   const state: AppState = initialState(o.screen.size(), o.keymap.name, o.theme.name);
+  if (o.notice) state.message = { text: sanitize(o.notice), level: 'warning' };
   let pending = 0;
   let keys = 0;
   /** The line editor's kill buffer (C-w, C-u, C-k… then C-y), shared by every input, as in readline. */

@@ -258,6 +258,38 @@ test.serial('config.json: the service block and the tui block are checked field 
   t.is(readTuiConfig(home).keymap, 'vim');
 });
 
+test.serial('config.json: status warns about an unknown top-level key and still answers', async (t) => {
+  const home = await homeWithStarter();
+  await mkdir(ragDir(home), { recursive: true });
+  const path = configPath(home);
+  await writeFile(path, JSON.stringify({ servcie: { enabled: false }, tui: { keymap: 'vim' } }));
+  const r = await run(['status', '--format', 'plain']);
+  t.is(r.code, 0, r.err);
+  t.is(r.out, 'RAG no stores\n');
+  t.is(
+    r.err,
+    `kortty-rag status: ${path}: unknown key "servcie" ignored (known: service, tui, keymap, theme)\n`,
+  );
+  // --json stays parseable; the warning is on stderr.
+  const j = await run(['status', '--json']);
+  t.is(j.code, 0, j.err);
+  t.notThrows(() => JSON.parse(j.out));
+  t.regex(j.err, /unknown key "servcie"/);
+  // Unknown keys are not errors for the readers: an older kortty-rag runs on a newer config.
+  t.is(readTuiConfig(home).keymap, 'vim');
+  t.true((await readServiceConfig(home)).enabled);
+  // A damaged block is named too (file and field), and status still answers.
+  await writeFile(path, JSON.stringify({ tui: { keymap: 3 } }));
+  const d = await run(['status']);
+  t.is(d.code, 0, d.err);
+  t.regex(
+    d.err,
+    new RegExp(`${path}: damaged configuration: tui\\.keymap: expected a string, found number 3`),
+  );
+  await writeFile(path, JSON.stringify({ service: {}, tui: {} }));
+  t.is((await run(['status'])).err, '');
+});
+
 test.serial('a damaged keymap or theme names its file and field', async (t) => {
   const home = await homeWithStarter();
   for (const kind of ['keymaps', 'themes']) await mkdir(join(ragDir(home), kind), { recursive: true });
