@@ -1,7 +1,10 @@
 import { chunkDocument, DEFAULT_CHUNK_PARAMS } from '../src/chunk/chunk-document.js';
 import { getTokenizer } from '../src/chunk/tokenizer.js';
 import type { Chunk, ChunkParams, ExtractedDoc } from '../src/types.js';
+import { mulberry32 as prng } from '../test/helpers/prng.js';
 import { greedyChunks } from './greedy-chunker.js';
+
+export { prng };
 
 // Chunking cost over its anchor, measured in the same run on the same text: the time of
 // `chunkDocument` (encode once + boundary choice + slicing + line ranges) over the time of bare
@@ -22,18 +25,6 @@ const PROSE =
 const IDENTS =
   'value result index count offset buffer tokens chunk params options config store source path name size ' +
   'start end line page text error reason signal timeout limit map list set entry node child parent key';
-
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    // mulberry32: tiny, deterministic, good enough for corpus generation.
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function proseDoc(rnd: () => number, bytes: number): string {
   const words = PROSE.split(' ');

@@ -1,4 +1,5 @@
 import { mean, ndcgAt, recallAt, reciprocalRank } from '../src/retrieve/metrics.js';
+import { mulberry32 as prng } from '../test/helpers/prng.js';
 
 // Scores and Markdown tables for the Cranfield eval (pure). Per-query metrics are averaged over
 // the queries with at least one relevant document at the given grade threshold.
@@ -87,17 +88,6 @@ export function perQuery(lists: string[][], judged: Judged[]): PerQuery {
     out.ndcg10.push(ndcgAt(l, j.gains, 10));
   });
   return out;
-}
-
-/** Deterministic PRNG (mulberry32) for the bootstrap. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Mean of b − a over paired queries with a 95% percentile bootstrap interval (10,000 resamples). */

@@ -19,8 +19,9 @@ import {
   type SnapshotData,
   type SnapshotDoc,
 } from '../src/index/snapshot-types.js';
+import { mulberry32 as rng } from '../test/helpers/prng.js';
 
-// Snapshot and HNSW figures for issue 3 (STORAGE.md quotes them). Every ratio has an anchor
+// Snapshot and HNSW figures (STORAGE.md quotes them). Every ratio has an anchor
 // measured in the same run. KORTTY_BENCH_SCALE=0.05 scales the 100k chunks down for a smoke run;
 // KORTTY_BENCH_HNSW_SWEEP=1 adds the M / efConstruction / ef sweep the defaults were chosen from.
 
@@ -31,17 +32,6 @@ export interface BenchResult {
 }
 
 const DIM = 384;
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(r: () => number): () => number {
   let spare: number | null = null;

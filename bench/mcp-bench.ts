@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { STARTER_MODEL_ID } from '../src/embed/starter-model.js';
 import { createSearchDeps, search } from '../src/retrieve/search.js';
 import { addSources, createStore, findStore } from '../src/store/engine.js';
+import { mulberry32 as rng } from '../test/helpers/prng.js';
 import type { BenchRow } from './run.js';
 
 // Warm tool-call latency of `search_knowledge` through the real SDK client over stdio against
@@ -26,16 +27,6 @@ const WORDS =
   'index store query vector token chunk file source page line server request config option build test update write read lock queue stream buffer signal handler snapshot replica schedule retry timeout'.split(
     ' ',
   );
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BLOCK = 10;
 const PACE_MS = 25;

@@ -11,6 +11,7 @@ import { snapshotPath } from '../src/storage/paths.js';
 import { createStore, newSourceRecord } from '../src/store/engine.js';
 import { saveStore } from '../src/store/store-config.js';
 import type { SourceRecord, StoreConfig } from '../src/store/store-types.js';
+import { mulberry32 as rng } from '../test/helpers/prng.js';
 import type { BenchRow } from './run.js';
 
 // Retrieval latency through search() (createSearchDeps: the real model cache, snapshot cache and
@@ -28,16 +29,6 @@ const CHUNKS_PER_DOC = 10;
 const SOURCES = 5;
 const WORDS_PER_CHUNK = [330, 430] as const; // ~2 cl100k tokens per word: ~600-860 tokens, as the chunker makes
 const WORDS_PER_LINE = 12;
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(r: () => number): () => number {
   return () => {

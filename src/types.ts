@@ -140,17 +140,25 @@ export type ExtractedDoc =
     }
   | { kind: 'pages'; pages: string[] };
 
-/** A chunk as produced by the chunker (pure). */
-export interface Chunk {
-  index: number;
-  text: string;
-  tokens: number;
+/**
+ * Where a chunk sits in its document, carried from the chunker through the snapshot, Qdrant
+ * payloads, search results and context blocks to run records. Absent for documents without
+ * lines or pages.
+ */
+export interface ChunkLocation {
   /** 1-based inclusive line range for line-based documents. */
   lineStart?: number;
   lineEnd?: number;
   /** 1-based inclusive page range for PDFs. */
   pageStart?: number;
   pageEnd?: number;
+}
+
+/** A chunk as produced by the chunker (pure). */
+export interface Chunk extends ChunkLocation {
+  index: number;
+  text: string;
+  tokens: number;
 }
 
 export interface ChunkParams {
@@ -179,17 +187,13 @@ export type SourceStatus = 'NEW' | 'SCANNING' | 'INDEXING' | 'READY' | 'MISSING'
 // ---- Retrieval and AI actions (src/retrieve, src/ai) ----
 
 /** One chunk proposed for the context block, after fusion. `key` is `${storeId}:${chunkId}`. */
-export interface Candidate {
+export interface Candidate extends ChunkLocation {
   key: string;
   storeId: string;
   storeName: string;
   sourceId: string;
   /** Display path of the document (as stored in the snapshot). */
   path: string;
-  lineStart?: number;
-  lineEnd?: number;
-  pageStart?: number;
-  pageEnd?: number;
   text: string;
   /** Token count of `text` as the chunker measured it (informational; bounds recount). */
   tokens: number;

@@ -70,14 +70,29 @@ export function describeFingerprint(fp: ModelFingerprint): string {
   return parts.join(', ');
 }
 
-export function sha256File(path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    createReadStream(path, { highWaterMark: 1 << 20 })
-      .on('data', (d) => hash.update(d))
-      .on('error', (err) =>
-        reject(createError('IO_FAILED', { path, op: 'read', reason: errReason(err) }, err)),
-      )
-      .on('end', () => resolve(hash.digest('hex')));
-  });
+/**
+ * Streaming sha256 of a file (OpenSSL through node:crypto). `onBytes` receives the running count
+ * and may throw to stop hashing (a cancel); its error reaches the caller unchanged. A read error
+ * is IO_FAILED naming the file.
+ */
+export async function sha256File(path: string, onBytes?: (hashed: number) => void): Promise<string> {
+  const hash = createHash('sha256');
+  let n = 0;
+  let stopped: { err: unknown } | undefined;
+  try {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      n += chunk.length;
+      try {
+        onBytes?.(n);
+      } catch (err) {
+        stopped = { err };
+        break;
+      }
+    }
+  } catch (err) {
+    throw createError('IO_FAILED', { path, op: 'read', reason: errReason(err) }, err);
+  }
+  if (stopped) throw stopped.err;
+  return hash.digest('hex');
 }

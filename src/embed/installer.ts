@@ -5,6 +5,7 @@ import { errReason } from '../storage/atomic-write.js';
 import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
 import { acquireLock, type StoreLock } from '../store/lock.js';
 import { type CatalogModel, catalogEntry, huggingFaceUrl } from './catalog.js';
+import { sha256File } from './fingerprint.js';
 import {
   checkGgufHeader,
   getInstalled,
@@ -16,7 +17,6 @@ import {
   partialDownloadDir,
   placeWithoutOverwrite,
   registerModelFile,
-  sha256File,
   verifyInstalled,
 } from './model-registry.js';
 

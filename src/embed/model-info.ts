@@ -1,10 +1,14 @@
+import { stat } from 'node:fs/promises';
 import { createError } from '../errors.js';
+import { errReason } from '../storage/atomic-write.js';
 import type { ModelFingerprint } from '../types.js';
-import { readGgufHeader } from './gguf-file.js';
 import { type GgufFile, metadataMap } from './gguf-format.js';
 
 // What an embedding model will produce, read from its GGUF header before the model is loaded,
-// so a store can refuse a model of the wrong dimension without spending a load.
+// so a store can refuse a model of the wrong dimension without spending a load. The header is
+// read by node-llama-cpp's own GGUF reader (the runtime that will load the file); our reader
+// (gguf-reader.ts) stays for the model generator, which needs each value's GGUF type to copy a
+// vocabulary into a new file.
 
 export type Pooling = ModelFingerprint['pooling'];
 
@@ -37,7 +41,15 @@ const POOLING: Record<number, Pooling> = { 0: 'none', 1: 'mean', 2: 'cls', 3: 'l
 
 /** Pure: model facts from a parsed header. */
 export function modelInfoFromGguf(file: GgufFile & { fileSize: number }, label: string): ModelInfo {
-  const m = metadataMap(file);
+  return modelInfoFromMetadata(metadataMap(file), file.fileSize, label);
+}
+
+/** Pure: model facts from header metadata keyed by the full dotted name. */
+export function modelInfoFromMetadata(
+  m: ReadonlyMap<string, unknown>,
+  fileSize: number,
+  label: string,
+): ModelInfo {
   const arch = m.get('general.architecture');
   if (typeof arch !== 'string' || arch.length === 0) {
     throw createError('MODEL_INVALID', { path: label, reason: 'general.architecture is missing' });
@@ -78,15 +90,40 @@ export function modelInfoFromGguf(file: GgufFile & { fileSize: number }, label: 
     causal: typeof causal === 'boolean' ? causal : true,
     hasChatTemplate: typeof m.get('tokenizer.chat_template') === 'string',
     ...(typeof generator === 'string' ? { generator } : {}),
-    fileSize: file.fileSize,
+    fileSize,
   };
 }
 
 /** Read a model's facts from its GGUF header without loading it. */
 export async function readModelInfo(path: string): Promise<ModelInfo> {
-  const header = await readGgufHeader(path);
-  if (header.tensors.length === 0) {
+  const st = await stat(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT')
+      throw createError('MODEL_INVALID', { path, reason: 'file does not exist' }, err);
+    throw createError('IO_FAILED', { path, op: 'stat', reason: errReason(err) }, err);
+  });
+  if (!st.isFile()) throw createError('MODEL_INVALID', { path, reason: 'not a regular file' });
+  // Loaded here: node-llama-cpp is large, and most commands never read a model header.
+  const { readGgufFileInfo } = await import('node-llama-cpp');
+  const info = await readGgufFileInfo(path, { readTensorInfo: true, logWarnings: false }).catch((err) => {
+    throw createError('GGUF_INVALID', { path, reason: errReason(err) }, err);
+  });
+  const tensors = info.tensorInfo ?? [];
+  if (tensors.length === 0) {
     throw createError('MODEL_INVALID', { path, reason: 'the file holds no tensors (vocabulary only)' });
   }
-  return modelInfoFromGguf(header, path);
+  if (tensors.some((t) => Number(t.fileOffset) > st.size)) {
+    throw createError('GGUF_INVALID', { path, reason: 'tensor data lies beyond the end of the file' });
+  }
+  return modelInfoFromMetadata(flatten(info.metadata), st.size, path);
+}
+
+/** node-llama-cpp nests metadata by key segment; the facts above are looked up by full key. */
+function flatten(meta: object, prefix = '', out = new Map<string, unknown>()): Map<string, unknown> {
+  for (const [k, v] of Object.entries(meta)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v))
+      flatten(v, key, out);
+    else out.set(key, v);
+  }
+  return out;
 }

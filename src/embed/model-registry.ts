@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -10,6 +9,7 @@ import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
 import type { ModelFingerprint } from '../types.js';
 import { parseJsonText } from '../util/json-check.js';
 import { sanitizeLine } from '../util/terminal-text.js';
+import { sha256File } from './fingerprint.js';
 
 // Installed embedding models: one JSON install record per model under
 // `$KORTTY_HOME/rag/models/installed/`, the model files themselves in `$KORTTY_HOME/rag/models/`
@@ -102,18 +102,6 @@ function sameStat(a: StatIdentity, b: StatIdentity): boolean {
     a.mtimeMs === b.mtimeMs &&
     a.ctimeMs === b.ctimeMs
   );
-}
-
-/** Streaming sha256 (OpenSSL through node:crypto); `onBytes` receives the running count. */
-export async function sha256File(path: string, onBytes?: (hashed: number) => void): Promise<string> {
-  const hash = createHash('sha256');
-  let n = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    n += chunk.length;
-    onBytes?.(n);
-  }
-  return hash.digest('hex');
 }
 
 /** Refuses anything that is not a little-endian GGUF v2/v3 file, naming what was found instead. */

@@ -1,23 +1,17 @@
 import { createHash } from 'node:crypto';
 import { createError } from '../errors.js';
-import type { ModelFingerprint } from '../types.js';
+import type { ChunkLocation, ModelFingerprint } from '../types.js';
 
 // Plain data of a local snapshot (format: STORAGE.md). No timestamps: identical inputs give
 // identical bytes, which is what the determinism tests and "converges to a from-scratch index" need.
 
-export interface SnapshotChunk {
+export interface SnapshotChunk extends ChunkLocation {
   /** `chunkId(...)`: 16 lowercase hex digits. */
   id: string;
   /** 0-based position of the chunk in its document. */
   index: number;
   text: string;
   tokens: number;
-  /** 1-based inclusive line range (line-based documents). */
-  lineStart?: number;
-  lineEnd?: number;
-  /** 1-based inclusive page range (PDFs). */
-  pageStart?: number;
-  pageEnd?: number;
   /** The embedding as the model produced it (not normalised); length = dimension. */
   vector: Float32Array;
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createError } from '../errors.js';
+import type { ChunkLocation } from '../types.js';
 
 // Pure mapping between kortty chunks and Qdrant points: ids, payload, generations, filters.
 
 /** Chunk metadata stored with every point (the same fields as the local snapshot). */
-export interface ChunkMeta {
+export interface ChunkMeta extends ChunkLocation {
   /** Document path (display-safe, absolute). */
   path: string;
   /** sha256 (hex) of the complete source document. */
@@ -12,10 +13,6 @@ export interface ChunkMeta {
   text: string;
   chunkIndex?: number;
   tokens?: number;
-  lineStart?: number;
-  lineEnd?: number;
-  pageStart?: number;
-  pageEnd?: number;
 }
 
 export interface PointInput {

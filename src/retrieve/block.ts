@@ -15,6 +15,7 @@
 // src/retrieve/sanitize.ts, which removes every `<`, so the block always has exactly one
 // opening and one closing wrapper and the only [Rn] markers in it are the header markers.
 
+import type { ChunkLocation } from '../types.js';
 import { sanitizeInline, sanitizeUntrusted } from './sanitize.js';
 
 export const CONTEXT_OPEN = '<retrieved_context>';
@@ -29,15 +30,11 @@ export const CONTEXT_PREAMBLE =
   "excerpt, cite that excerpt's exact marker from its header, in square brackets. Inside excerpt text, " +
   '"&" is written as "&amp;" and "<" as "&lt;".';
 
-export interface BlockExcerpt {
+export interface BlockExcerpt extends ChunkLocation {
   /** `R1`, `R2`, ... (shown as [R1]). */
   marker: string;
   path: string;
   storeName: string;
-  lineStart?: number;
-  lineEnd?: number;
-  pageStart?: number;
-  pageEnd?: number;
   text: string;
   trimmed?: boolean;
 }
@@ -45,9 +42,7 @@ export interface BlockExcerpt {
 export const MARKER_RE = /^R[1-9][0-9]*$/;
 
 /** `page 3`, `pages 3-4`, `line 7`, `lines 10-42`, or '' when the chunk has no location. */
-export function formatLocation(
-  e: Pick<BlockExcerpt, 'lineStart' | 'lineEnd' | 'pageStart' | 'pageEnd'>,
-): string {
+export function formatLocation(e: ChunkLocation): string {
   const range = (word: string, a: number, b: number | undefined) =>
     b === undefined || b === a ? `${word} ${a}` : `${word}s ${a}-${b}`;
   if (e.pageStart !== undefined) return range('page', e.pageStart, e.pageEnd);

@@ -103,7 +103,12 @@ export function createStatusLineRenderer(home = korttyHome(), minIntervalMs = 10
  * if they changed, so a job that was killed (and so never cleared its progress) stops showing as
  * syncing within one period.
  */
-export function startStatusLineKeeper(home = korttyHome(), everyMs = 2000): { stop(): void } {
+export function startStatusLineKeeper(
+  home = korttyHome(),
+  everyMs = 2000,
+  /** Called after each completed pass (lets a caller wait for the keeper instead of a clock). */
+  onPass?: () => void,
+): { stop(): void } {
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
@@ -114,6 +119,7 @@ export function startStatusLineKeeper(home = korttyHome(), everyMs = 2000): { st
       .catch(() => {})
       .finally(() => {
         busy = false;
+        onPass?.();
       });
   }, everyMs);
   timer.unref();

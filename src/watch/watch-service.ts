@@ -103,24 +103,32 @@ export async function startWatchService(opts: WatchOptions = {}): Promise<WatchS
     await w?.close().catch(() => {});
   };
 
+  // Watch first, then scan: a change made before the watcher is ready produces no event, so the
+  // rescan that settles the source is scheduled once the watcher is ready (or at once when the
+  // source cannot be watched). A scan started earlier could miss a file written in between.
   const startWatch = async (e: Entry) => {
     await closeWatch(e);
     const gen = e.gen;
-    if (stopping || e.root.state !== 'present') return;
+    if (stopping) return;
+    if (e.root.state !== 'present') return rescan(e); // the sync records MISSING
     // Every sync refuses such a source (and records why); watching it would turn the store's own
     // writes under the data directory into changes and syncs without end.
     const refused = dataDirConflict(e.target.path, home);
     if (refused) {
       log({ type: 'refused', ...who(e.target), reason: refused.message });
-      return;
+      return rescan(e);
     }
     const fsName = await probeFs(e.target.path);
     if (gen !== e.gen || stopping) return;
-    if (fsName) return setLimited(e, networkReason(fsName));
+    if (fsName) {
+      setLimited(e, networkReason(fsName));
+      return rescan(e);
+    }
     try {
       e.watch = watchSource(e);
     } catch (err) {
       setLimited(e, watcherErrorReason(err));
+      rescan(e);
     }
   };
 
@@ -131,8 +139,7 @@ export async function startWatchService(opts: WatchOptions = {}): Promise<WatchS
         if (kind === 'rules') {
           // New .gitignore rules may un-ignore directories the watcher pruned: watch afresh.
           log({ type: 'rules-changed', ...who(e.target) });
-          rescan(e);
-          void startWatch(e);
+          void startWatch(e).then(schedulePump);
         } else if (
           sched.noteChange(state, e.target.storeId, e.target.sourceId, Date.now(), cfg) &&
           !e.limited
@@ -151,6 +158,8 @@ export async function startWatchService(opts: WatchOptions = {}): Promise<WatchS
       onReady() {
         if (e.watch !== handle) return;
         log({ type: 'watching', ...who(e.target) });
+        rescan(e);
+        schedulePump();
         // Watching works (again): lift a note left by an earlier failure or a previous run.
         if (!isOverflowReason(e.limited)) setLimited(e, undefined);
         if (e.target.limitedMonitoring && !e.limited) notes.want(e.target, undefined);
@@ -170,7 +179,6 @@ export async function startWatchService(opts: WatchOptions = {}): Promise<WatchS
       rescan(e); // the sync records MISSING and drops the source's chunks
     } else if (change === 'back') {
       log({ type: 'root-back', ...who(e.target) });
-      rescan(e);
       await startWatch(e);
     }
   };
@@ -209,7 +217,7 @@ export async function startWatchService(opts: WatchOptions = {}): Promise<WatchS
         entries.set(targetId(t), e);
       }
       await checkRoot(e);
-      rescan(e); // new, re-enabled or re-configured: catch up with what changed meanwhile
+      // New, re-enabled or re-configured: the rescan after the watch starts catches up.
       await startWatch(e);
     }
   };

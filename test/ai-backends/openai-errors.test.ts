@@ -134,15 +134,17 @@ test.serial(
 
 test.serial('a slow but steady stream is not a timeout (the timer is per gap, not per answer)', async (t) => {
   const fake = await createFakeOpenAI({
-    reply: () => ({ tokens: Array.from({ length: 8 }, (_, i) => `t${i} `) }),
-    delayMs: 100,
+    // 40 gaps of at least 50 ms: the answer takes at least 2 s in all, each gap a thirtieth of the
+    // 1.5 s timeout, so a loaded machine has ample slack per gap.
+    reply: () => ({ tokens: Array.from({ length: 40 }, (_, i) => `t${i} `) }),
+    delayMs: 50,
   });
   try {
-    const backend = createOpenAIBackend({ endpoint: fake.url, model: 'm', timeoutMs: 500 });
+    const backend = createOpenAIBackend({ endpoint: fake.url, model: 'm', timeoutMs: 1500 });
     const started = Date.now();
     const res = await backend.chat(ask);
-    t.is(res.text, 't0 t1 t2 t3 t4 t5 t6 t7 ');
-    t.true(Date.now() - started > 500, 'the whole answer took longer than the timeout');
+    t.is(res.text, Array.from({ length: 40 }, (_, i) => `t${i} `).join(''));
+    t.true(Date.now() - started > 1500, 'the whole answer took longer than the timeout');
   } finally {
     await fake.close();
   }

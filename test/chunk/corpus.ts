@@ -1,16 +1,9 @@
 // Deterministic generated text for chunker tests: prose paragraphs and code, with unique words so
 // that overlaps between chunks can be located unambiguously.
 
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as prng } from '../helpers/prng.js';
+
+export { prng };
 
 const WORDS =
   'store index chunk vector search query model token file folder source snapshot excerpt marker terminal ' +

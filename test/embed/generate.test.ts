@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -105,6 +105,16 @@ test('readModelInfo refuses a vocabulary-only file and a non-GGUF file', async (
   t.true(isKorttyError(e2, 'GGUF_INVALID'), String(e2));
   const e3 = await t.throwsAsync(readModelInfo(join(tmpdir(), 'kortty-no-such-model.gguf')));
   t.true(isKorttyError(e3, 'MODEL_INVALID'), String(e3));
+});
+
+test('readModelInfo refuses a model cut short (its tensor data lies past the end of the file)', async (t) => {
+  const whole = await readFile(await lexicalModel({ dimension: 64, contextLength: 512 }));
+  const dir = await mkdtemp(join(tmpdir(), 'kortty-cut-model-'));
+  const cut = join(dir, 'cut.gguf');
+  await writeFile(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+  const err = await t.throwsAsync(readModelInfo(cut));
+  t.true(isKorttyError(err, 'GGUF_INVALID'), String(err));
+  t.regex(err!.message, /cut\.gguf: .*beyond the end of the file/);
 });
 
 test('chat model info: llama architecture with a chat template', async (t) => {

@@ -248,7 +248,14 @@ test('cancelling or closing while every context is mid-embedding never disposes 
       () => 'completed',
       (err) => (isKorttyError(err) ? err.code : String(err)),
     );
-    await new Promise((r) => setTimeout(r, 2 + ((round * 37) % 30)));
+    // Strike after a different number of texts has entered the model in each round: relative to
+    // the work done, not to a clock, so every round lands mid-embedding on any machine.
+    const started = 2 + ((round * 7) % 24);
+    let finished = false;
+    void run.then(() => {
+      finished = true;
+    });
+    while (e.stats.texts < started && !finished) await new Promise((r) => setImmediate(r));
     if (round % 2 === 0) ac.abort();
     // The odd rounds close with the call still running, as a job's `finally` does after a failure.
     else await e.close();

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 // except, range, has_id, is_empty, is_null, nested filters), id-ordered scroll pagination.
 // Anything it does not implement is answered with 400 rather than guessed.
 //
-// Fault hooks: failNext (5xx), delayNext (past the client timeout), resetNext (ECONNRESET),
+// Fault hooks: failNext (5xx), holdNext (no answer until the client gives up), resetNext (ECONNRESET),
 // raceCreate (another creator wins → 409), echoHeadersNext (a proxy repeating request headers,
 // whole or upper-cased, split, base64- or hex-encoded), redirectNext (a 3xx to another address),
 // ignoreFilters (a broken server returning unfiltered results). startHeaderRecorder is a second
@@ -46,7 +46,7 @@ export interface RecordedRequest {
 type Match = (r: RecordedRequest) => boolean;
 type Fault =
   | { kind: 'fail'; left: number; status: number; match?: Match }
-  | { kind: 'delay'; left: number; ms: number; match?: Match }
+  | { kind: 'hold'; left: number; match?: Match }
   | { kind: 'reset'; left: number; match?: Match }
   | { kind: 'race-create'; left: number; vectors?: Json; collection?: string }
   | { kind: 'echo'; left: number; status: number; shape: EchoShape }
@@ -68,8 +68,11 @@ export interface FakeQdrant {
   /** Mutating requests seen so far (optionally for one collection). */
   writes(collection?: string): RecordedRequest[];
   failNext(n: number, opts?: { status?: number; match?: Match }): void;
-  /** Handles the request, then holds the answer for `ms` (a slow ack: the write did happen). */
-  delayNext(n: number, ms: number, opts?: { match?: Match }): void;
+  /**
+   * Handles the request (a write does happen), then holds the answer until the client closes the
+   * connection: the client's timeout fires whatever the machine's speed (a lost acknowledgement).
+   */
+  holdNext(n: number, opts?: { match?: Match }): void;
   resetNext(n: number, opts?: { match?: Match }): void;
   /** The next create (of `collection`, if given) finds the collection created by someone else (with `vectors`, default: as requested) and gets 409. */
   raceCreate(vectors?: Json, collection?: string): void;
@@ -200,7 +203,7 @@ export async function startFakeQdrant(opts: { apiKey?: string } = {}): Promise<F
       status = err instanceof HttpError ? err.status : 500;
       out = { status: { error: err instanceof Error ? err.message : String(err) }, time: time() };
     }
-    if (fault?.kind === 'delay') await new Promise((r) => setTimeout(r, fault.ms));
+    if (fault?.kind === 'hold' && !res.destroyed) await new Promise((r) => res.once('close', r));
     if (status === 404 && out.status.error === '') {
       res.writeHead(404);
       res.end();
@@ -439,8 +442,8 @@ export async function startFakeQdrant(opts: { apiKey?: string } = {}): Promise<F
         status: o.status ?? 503,
         ...(o.match ? { match: o.match } : {}),
       }),
-    delayNext: (n, ms, o = {}) =>
-      void faults.push({ kind: 'delay', left: n, ms, ...(o.match ? { match: o.match } : {}) }),
+    holdNext: (n, o = {}) =>
+      void faults.push({ kind: 'hold', left: n, ...(o.match ? { match: o.match } : {}) }),
     resetNext: (n, o = {}) =>
       void faults.push({ kind: 'reset', left: n, ...(o.match ? { match: o.match } : {}) }),
     raceCreate: (vectors, collection) =>

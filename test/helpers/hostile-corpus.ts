@@ -3,21 +3,10 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { buildLoopingPdf, buildTextPdf } from '../fixtures/pdf.js';
+import { mulberry32 as seeded } from './prng.js';
 
-// Generated hostile file trees for the reliability suite (issue 8, item 4). Deterministic: the
+// Generated hostile file trees for the reliability suite. Deterministic: the
 // same seed gives the same bytes and names. Everything is written under a root the caller owns.
-
-/** mulberry32 */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'ledger vector harbor quartz meadow signal copper lantern orbit cedar prism tundra'.split(' ');
 

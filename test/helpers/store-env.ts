@@ -65,7 +65,7 @@ export function countingPorts(home: string): PipelinePorts & { embedded: number;
   return ports;
 }
 
-export async function writeTree(root: string, files: Record<string, string>): Promise<void> {
+export async function writeTree(root: string, files: Record<string, string | Buffer>): Promise<void> {
   for (const [rel, content] of Object.entries(files)) {
     const p = join(root, rel);
     await mkdir(join(p, '..'), { recursive: true });
@@ -78,17 +78,17 @@ export const WORDS =
     ' ',
   );
 
-/** Deterministic prose of `n` lines about `topic`. */
-export function prose(topic: string, n: number, seed = 1): string {
+/** Deterministic prose of `n` lines about `topic`, ten words a line drawn from `words`. */
+export function prose(topic: string, n: number, seed = 1, words: readonly string[] = WORDS): string {
   let s = seed;
   const lines: string[] = [];
   for (let i = 0; i < n; i++) {
-    const words = [topic];
+    const line = [topic];
     for (let j = 0; j < 10; j++) {
       s = (s * 1103515245 + 12345) & 0x7fffffff;
-      words.push(WORDS[s % WORDS.length]!);
+      line.push(words[s % words.length]!);
     }
-    lines.push(`${words.join(' ')}.`);
+    lines.push(`${line.join(' ')}.`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { chunkId, type SnapshotData, type SnapshotDoc } from '../../src/index/snapshot-types.js';
 import { snapshotPath, storeDir } from '../../src/storage/paths.js';
 import type { ModelFingerprint } from '../../src/types.js';
+import { mulberry32 as rng } from '../helpers/prng.js';
+
+export { rng };
 
 // Deterministic snapshot data for the index tests, and a per-file KORTTY_HOME.
 
@@ -19,17 +22,6 @@ export function freshSnapshotPath(): string {
   const id = `store-${process.pid}-${storeSeq++}`;
   mkdirSync(storeDir(id), { recursive: true });
   return snapshotPath(id);
-}
-
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function fingerprint(dim: number, over: Partial<ModelFingerprint> = {}): ModelFingerprint {

@@ -62,19 +62,35 @@ export interface TestServer {
   url: string;
   requests: ServedRequest[];
   bytesSent(): number;
+  /** Lets a server held by `holdAfterBytes` send the rest. */
+  release(): void;
   close(): Promise<void>;
 }
 
 export interface ServeOptions {
   /** Answer every request with this status and no body. */
   status?: number;
-  /** Throttle: bytes per write and pause between writes (keeps a download in flight long enough to cancel). */
+  /** Bytes per write. */
   sliceBytes?: number;
-  pauseMs?: number;
+  /**
+   * Once this many body bytes have been sent in all, hold every stream until `release()`: the
+   * download stays in flight until the test is done with it, however fast the machine is.
+   */
+  holdAfterBytes?: number;
 }
 
 export async function serveFile(body: Buffer, path: string, opts: ServeOptions = {}): Promise<TestServer> {
   const requests: ServedRequest[] = [];
+  const bytesSent = () => requests.reduce((n, r) => n + r.sent, 0);
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  let isReleased = false;
+
+  void released.then(() => {
+    isReleased = true;
+  });
   const server: Server = createServer((req, res) => {
     const rec: ServedRequest = { method: req.method ?? '?', range: req.headers.range, sent: 0 };
     requests.push(rec);
@@ -129,7 +145,8 @@ export async function serveFile(body: Buffer, path: string, opts: ServeOptions =
       res.write(chunk, (err) => {
         if (err) return;
         rec.sent += n;
-        if (opts.pauseMs) setTimeout(step, opts.pauseMs);
+        const hold = opts.holdAfterBytes !== undefined && !isReleased && bytesSent() >= opts.holdAfterBytes;
+        if (hold) void released.then(step);
         else setImmediate(step);
       });
     };
@@ -140,7 +157,8 @@ export async function serveFile(body: Buffer, path: string, opts: ServeOptions =
   return {
     url: `http://127.0.0.1:${port}${path}`,
     requests,
-    bytesSent: () => requests.reduce((n, r) => n + r.sent, 0),
+    bytesSent,
+    release,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -78,7 +78,9 @@ test('a cancelled download resumes: the second run sends Range requests and fetc
   const home = await tempHome('resume');
   const size = 40 * MiB; // ipull saves progress per 5 MiB chunk over 3 streams
   const bytes = ggufBytes(size);
-  const server = await serveFile(bytes, '/big.gguf', { sliceBytes: 256 * 1024, pauseMs: 4 });
+  // The server holds the last 5 % until released, so the cancel at half-way always lands while
+  // the download is in flight, however fast the machine is.
+  const server = await serveFile(bytes, '/big.gguf', { sliceBytes: 256 * 1024, holdAfterBytes: 0.95 * size });
   t.teardown(() => server.close());
   const ac = new AbortController();
   let abortedAt = 0;
@@ -88,7 +90,7 @@ test('a cancelled download resumes: the second run sends Range requests and fetc
       home,
       signal: ac.signal,
       onProgress: (p) => {
-        if (p.phase === 'download' && p.bytes > 0.65 * size && !ac.signal.aborted) {
+        if (p.phase === 'download' && p.bytes > 0.5 * size && !ac.signal.aborted) {
           abortedAt = p.bytes;
           ac.abort();
         }
@@ -101,6 +103,7 @@ test('a cancelled download resumes: the second run sends Range requests and fetc
   t.false(existsSync(join(modelsDir(home), 'big.gguf')));
   t.deepEqual(await readdir(partialDownloadDir('big', home)), ['big.gguf.ipull']);
 
+  server.release();
   const firstRunSent = server.bytesSent();
   const firstRunRequests = server.requests.length;
   const res = await installModel('big', { url: server.url, home });
@@ -212,7 +215,8 @@ test('an unrecorded different file at the destination is never overwritten; a ma
 test('a second install of the same model while one runs is refused with MODEL_BUSY', async (t) => {
   const home = await tempHome('busy');
   const bytes = ggufBytes(8 * MiB);
-  const server = await serveFile(bytes, '/m.gguf', { sliceBytes: 64 * 1024, pauseMs: 5 });
+  // Held after the first slice: the first install is still downloading when the second comes.
+  const server = await serveFile(bytes, '/m.gguf', { sliceBytes: 64 * 1024, holdAfterBytes: 64 * 1024 });
   t.teardown(() => server.close());
   const ac = new AbortController();
   let started!: () => void;
@@ -226,6 +230,7 @@ test('a second install of the same model while one runs is refused with MODEL_BU
   t.is(err?.details.pid, process.pid);
   ac.abort();
   t.is((await t.throwsAsync<KorttyError>(first))?.code, 'DOWNLOAD_CANCELLED');
+  server.release();
   // The lock is released: the next install proceeds (and resumes).
   t.is((await installModel('m', { url: server.url, home })).record.sha256, sha256(bytes));
 });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
+import { sha256File } from '../../src/embed/fingerprint.js';
 import {
   addLocalModel,
   checkGgufHeader,
@@ -181,4 +182,26 @@ test('checkGgufHeader accepts the generated GGUF v3 test file', async (t) => {
   const home = await tempHome('header');
   const path = await userFile(home, 'h.gguf', ggufBytes(200));
   await t.notThrowsAsync(checkGgufHeader(path));
+});
+
+test('sha256File: the running count, a stop from the callback unchanged, a read error naming the file', async (t) => {
+  const home = await tempHome('sha256');
+  const bytes = ggufBytes(3 * 1024 * 1024 + 7);
+  const path = await userFile(home, 'h.gguf', bytes);
+  const counts: number[] = [];
+  t.is(await sha256File(path, (n) => counts.push(n)), sha256(bytes));
+  t.is(counts.at(-1), bytes.length);
+  t.true(counts.length >= 3 && counts.every((n, i) => i === 0 || n > counts[i - 1]!));
+  const stop = new Error('stop');
+  t.is(
+    await t.throwsAsync(
+      sha256File(path, () => {
+        throw stop;
+      }),
+    ),
+    stop,
+  );
+  const missing = await t.throwsAsync<KorttyError>(sha256File(join(home, 'nope.gguf')));
+  t.is(missing?.code, 'IO_FAILED');
+  t.true(missing?.message.includes(join(home, 'nope.gguf')), missing?.message);
 });

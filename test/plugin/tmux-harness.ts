@@ -6,12 +6,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import xterm from '@xterm/headless';
 import pty from 'node-pty';
+import { waitFor } from '../helpers/wait.js';
 
 // A real tmux server on a private socket (`tmux -L <unique> -f /dev/null`) with a real client
 // attached inside a pseudo-terminal. The client's output is rendered by a headless xterm, so a
 // display-popup (which capture-pane cannot see: popups are drawn by the client, not held in a
 // pane) is asserted on exactly as a user would see it. Keys typed into the pty go through the
 // client like a keyboard; tmux commands go through the socket.
+
+export { waitFor };
 
 const run = promisify(execFile);
 
@@ -28,21 +31,6 @@ export interface TmuxEnv {
   screen(): string;
   waitForScreen(test: (screen: string) => boolean, what: string, timeoutMs?: number): Promise<string>;
   kill(): Promise<void>;
-}
-
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  timeoutMs = 30_000,
-  everyMs = 100,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
 }
 
 /** A directory holding a `kortty-rag` command (node + bin/kortty-rag.js), for PATH. */

@@ -105,7 +105,7 @@ test.serial('the API key never appears in errors or output, on any path', async 
     good.echoHeadersNext(10, 400);
     await attempt('4xx echoing request headers', () => s.replaceSource('src', [point]));
     good.clearFaults();
-    good.delayNext(5, 400);
+    good.holdNext(5);
     await attempt('timeout', () => createQdrantStore(opts(good.url, { timeoutMs: 100 })).countSource('src'));
     good.clearFaults();
     good.resetNext(5);

@@ -131,14 +131,17 @@ test('persistent 5xx: QDRANT_FAILED, no success, and the active generation is un
 
 test('a timed-out request is retried (the write is idempotent); persistent timeouts fail', async (t) => {
   const name = fresh();
-  const s = store(name, { timeoutMs: 150 });
+  // The held request never answers, so only the retry has to beat the timeout: a loopback
+  // round trip, with seconds to spare on a loaded machine.
+  const s = store(name, { timeoutMs: 2_000 });
   await s.ensureCollection();
-  fake.delayNext(1, 600, { match: on(name, '/points', 'PUT') });
+  fake.holdNext(1, { match: on(name, '/points', 'PUT') });
   const { generation } = await s.replaceSource('src', pts('a', 2));
   t.is(count(name, '/points', 'PUT'), 2);
   await assertActiveIntact(t, s, generation, ['a#0', 'a#1']);
 
-  fake.delayNext(2, 600, { match: on(name, '/points/query') });
+  // Every attempt is held: the search fails however fast or slow the machine is.
+  fake.holdNext(2, { match: on(name, '/points/query') });
   const err = await t.throwsAsync(
     store(name, { timeoutMs: 150, retries: 1 }).search(vec(DIM, 0), 3, [{ sourceId: 'src', generation }]),
   );

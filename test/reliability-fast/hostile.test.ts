@@ -1,4 +1,4 @@
-// Fast subset of the reliability suite (issue 8 item 4): a smaller hostile tree (mutated PDFs,
+// Fast subset of the reliability suite: a smaller hostile tree (mutated PDFs,
 // 1,000-level chain, bad names, FIFOs, loops), a hanging PDF, a directory beyond the preview
 // bound, and files rewritten while being read.
 import test from 'ava';

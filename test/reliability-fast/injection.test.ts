@@ -1,4 +1,4 @@
-// Fast subset of the reliability suite (issue 8 item 6): hostile documents as real files in a
+// Fast subset of the reliability suite: hostile documents as real files in a
 // real store, retrieved by the real search, assembled into prompts.
 import test from 'ava';
 import { runInjectionSuite } from '../reliability/injection-suite.js';

@@ -1,4 +1,4 @@
-// Fast subset of the reliability suite (issue 8 item 3): ENOSPC/EIO/EACCES at every FsEnv call
+// Fast subset of the reliability suite: ENOSPC/EIO/EACCES at every FsEnv call
 // of an Update now and of a store.json save (one errno per call, rotating).
 import test from 'ava';
 import { runIoErrorSuite } from '../reliability/io-suite.js';

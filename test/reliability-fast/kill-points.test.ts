@@ -1,4 +1,4 @@
-// Fast subset of the reliability suite (issue 8 item 1): the CLI in a child process SIGKILLed
+// Fast subset of the reliability suite: the CLI in a child process SIGKILLed
 // at each labelled step and at random moments; the store is old or new, temps are cleaned on
 // open, and Update now converges to a from-scratch build.
 import test from 'ava';

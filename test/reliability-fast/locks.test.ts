@@ -1,4 +1,4 @@
-// Fast subset of the reliability suite (issue 8 item 5): lock contention with holder kills,
+// Fast subset of the reliability suite: lock contention with holder kills,
 // stalled holders (SIGSTOP) losing the lock, and a broken lock being reported.
 import test from 'ava';
 import { runLockSuite } from '../reliability/lock-suite.js';

@@ -1,4 +1,4 @@
-// Fast subset of the reliability suite (issue 8 item 2): simulated power loss at every prefix of
+// Fast subset of the reliability suite: simulated power loss at every prefix of
 // an activation's FsEnv log, and every fsync of the path removed in turn must be caught.
 import test from 'ava';
 import { runPowerSuite } from '../reliability/power-suite.js';

@@ -1,6 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mulberry32 as rng } from '../helpers/prng.js';
+
+export { rng };
 
 // Shared by the reliability suites: scale knobs, result rows and small process helpers.
 
@@ -82,18 +85,6 @@ export function scratchDirSync(prefix: string): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Seeded PRNG (mulberry32), so a failing trial can be replayed from its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Run `fn` over items with at most `n` at a time. */
 export async function pool<T>(items: readonly T[], n: number, fn: (item: T, i: number) => Promise<void>) {

@@ -1,4 +1,4 @@
-// `npm run test:reliability`: the long reliability and security suite (issue 8). Runs every part,
+// `npm run test:reliability`: the long reliability and security suite. Runs every part,
 // prints one table (test, trials, failures, worst time) and exits non-zero on any failure.
 //
 // Scale: KORTTY_REL_SCALE=full (default here) or fast. Single knobs override either:

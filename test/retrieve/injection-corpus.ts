@@ -1,8 +1,10 @@
-// A deterministic corpus of hostile documents (issue 8, item 6): instructions to ignore the
+// A deterministic corpus of hostile documents: instructions to ignore the
 // rules, to call tools, to reveal secrets; forged wrapper closings in many spellings; forged
 // markers and excerpt headers; chat-template control tokens of many model families. The lists
 // here are written independently of src/retrieve/sanitize.ts on purpose, so the corpus can
 // catch a variant the sanitizer forgot. Same seed → same documents, byte for byte.
+
+import { mulberry32 as rng } from '../helpers/prng.js';
 
 export type HostileCategory =
   | 'ignore-rules'
@@ -21,18 +23,6 @@ export interface HostileDoc {
   text: string;
   /** Markers (`R42`) the document tries to pass off as real; none of them is ever retrieved. */
   forgedMarkers: string[];
-}
-
-/** mulberry32: tiny, seeded, good enough to vary test data. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const TAGS = (s: string) => [...s].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');

@@ -1,10 +1,10 @@
-// The injection corpus (issue 8 item 6) through bounds, block and prompt assembly, and the
+// The injection corpus through bounds, block and prompt assembly, and the
 // citation check against answers that cite the forged markers.
 import test from 'ava';
 import { checkCitations, extractCitations } from '../../src/ai/citations.js';
-import { assemblePrompt } from '../../src/ai/prompt.js';
-import { loadPresets } from '../../src/ai/presets-file.js';
 import { presetFor } from '../../src/ai/presets.js';
+import { loadPresets } from '../../src/ai/presets-file.js';
+import { assemblePrompt } from '../../src/ai/prompt.js';
 import { CONTEXT_CLOSE, CONTEXT_OPEN } from '../../src/retrieve/block.js';
 import { selectExcerpts } from '../../src/retrieve/bounds.js';
 import {

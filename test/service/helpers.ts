@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configPath, serviceLockPath } from '../../src/storage/paths.js';
 import { addSources, createStore } from '../../src/store/engine.js';
+import { pidAlive } from '../../src/util/pid-alive.js';
 import { countingPorts, homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
+import { waitFor as poll } from '../helpers/wait.js';
 
 // A real store (generated starter model, real snapshot) and the real CLI in child processes, so the
 // query service is started, found and given up on exactly as a user's commands do it.
@@ -76,28 +78,15 @@ export async function servicePid(home: string): Promise<number | undefined> {
   }
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** The product's own liveness check (a zombie counts as gone). */
+export const alive = pidAlive;
 
-export async function waitFor<T>(
+/** Waits for a condition (a service start can take a while on a loaded machine). */
+export const waitFor = <T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
   what: string,
   timeoutMs = 60_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+) => poll(probe, what, timeoutMs, 50);
 
 /** Kills a service process (stopped or not) and waits until it is gone. */
 export async function kill(pid: number | undefined): Promise<void> {

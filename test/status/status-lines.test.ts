@@ -9,6 +9,7 @@ import { startStatusLineKeeper } from '../../src/status/status-file.js';
 import { statusTextPath, statusTmuxPath } from '../../src/storage/paths.js';
 import { createStore } from '../../src/store/engine.js';
 import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
+import { waitFor as poll } from '../helpers/wait.js';
 
 // The pre-rendered status lines (rag/status.txt, rag/status.tmux) that status bars `cat`: written
 // with status.json, rewritten by a running job as it progresses, and brought back in step when a
@@ -19,15 +20,8 @@ const run = promisify(execFile);
 const BIN = fileURLToPath(new URL('../../../bin/kortty-rag.js', import.meta.url));
 const read = (p: string) => readFile(p, 'utf8').catch(() => '');
 
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 120_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const waitFor = <T>(probe: () => Promise<T | undefined> | T | undefined, what: string, ms = 120_000) =>
+  poll(probe, what, ms, 25);
 
 async function bigSource(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'kortty-status-big-'));
@@ -41,8 +35,9 @@ async function bigSource(): Promise<string> {
 async function syncingJob(
   home: string,
   big: string,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<{ job: ChildProcess; line: string; tmux: string }> {
-  const env = { ...process.env, KORTTY_HOME: home };
+  const env = { ...process.env, KORTTY_HOME: home, ...extraEnv };
   const job = spawn(process.execPath, [BIN, 'source', 'add', 'Big', big, '--yes'], { env, stdio: 'ignore' });
   // Both files show it at the same moment (they are rendered together, once a second at most).
   const [line, tmux] = await waitFor(async () => {
@@ -52,12 +47,17 @@ async function syncingJob(
   return { job, line, tmux };
 }
 
+const exited = (job: ChildProcess) =>
+  new Promise((r) => (job.exitCode !== null || job.signalCode !== null ? r(null) : job.once('exit', r)));
+
 async function killed(job: ChildProcess) {
   job.kill('SIGKILL');
-  await new Promise((r) =>
-    job.exitCode !== null || job.signalCode !== null ? r(null) : job.once('exit', r),
-  );
+  await exited(job);
 }
+
+// A job that SIGKILLs itself once its snapshot is written: killed mid-way whatever the machine's
+// speed, so it can never finish and clear its own progress first.
+const DIES_MID_WAY = { KORTTY_KILL_AT: 'snapshot-written' };
 
 test.serial('lines are written with status.json, and a running job keeps them current', async (t) => {
   const home = await homeWithStarter();
@@ -89,8 +89,9 @@ test.serial('a job killed mid-way leaves its line; `kortty-rag status` puts it r
   await createStore({ name: 'Big', modelId: 'kortty-lexical-starter' }, home);
   const big = await bigSource();
   try {
-    const { job } = await syncingJob(home, big);
-    await killed(job);
+    const { job } = await syncingJob(home, big, DIES_MID_WAY);
+    await exited(job);
+    t.is(job.signalCode, 'SIGKILL');
     t.regex(await read(statusTextPath(home)), /syncing/, 'nobody cleared it');
     const { stdout } = await run(process.execPath, [BIN, 'status', '--format', 'tmux'], {
       env: { ...process.env, KORTTY_HOME: home },
@@ -108,10 +109,15 @@ test.serial('a long-lived process’s keeper clears a killed job’s line within
   const home = await homeWithStarter();
   await createStore({ name: 'Big', modelId: 'kortty-lexical-starter' }, home);
   const big = await bigSource();
-  const keeper = startStatusLineKeeper(home, 100);
+  let passes = 0;
+  const keeper = startStatusLineKeeper(home, 100, () => passes++);
   try {
-    // While the job is alive the keeper leaves its progress alone.
+    // While the job is alive the keeper leaves its progress alone. The job is frozen (SIGSTOP),
+    // so it cannot re-render its line itself: only the keeper could change it.
     const { job } = await syncingJob(home, big);
+    job.kill('SIGSTOP');
+    const after = passes;
+    await waitFor(() => (passes >= after + 2 ? true : undefined), 'two passes of the keeper');
     t.regex(await read(statusTextPath(home)), /syncing Big/);
     await killed(job);
     await waitFor(

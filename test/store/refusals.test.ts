@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
+import { MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../../src/chunk/params.js';
 import { addLocalModel } from '../../src/embed/model-registry.js';
 import { encodeSnapshotV1 } from '../../src/index/snapshot-format-v1.js';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
@@ -122,4 +123,36 @@ test('a CLI job SIGKILLed mid-activation leaves a snapshot that opens and verifi
   // after the kills, Update now converges
   const res = await updateSources('Docs', 'all', { ports: countingPorts(home) }, home);
   t.is(res.summary.unchanged, 3);
+});
+
+test('chunk sizes are checked once, at creation, against the bounds the chunker uses', async (t) => {
+  const home = await homeWithStarter();
+  // An overlap of more than half a chunk used to be accepted here, and then refused by the
+  // chunker at the first sync.
+  for (const [chunk, field] of [
+    [{ chunkTokens: 100, overlapTokens: 60 }, 'overlapTokens'],
+    [{ chunkTokens: MIN_CHUNK_TOKENS - 1, overlapTokens: 0 }, 'chunkTokens'],
+    [{ chunkTokens: MAX_CHUNK_TOKENS + 1, overlapTokens: 0 }, 'chunkTokens'],
+    [{ chunkTokens: 100.5, overlapTokens: 0 }, 'chunkTokens'],
+  ] as const) {
+    const err = await t.throwsAsync(
+      createStore({ name: 'Docs', modelId: 'kortty-lexical-starter', chunk }, home),
+    );
+    t.is((err as { code?: string }).code, 'INVALID_ARGUMENT', JSON.stringify(chunk));
+    t.like((err as { details?: object }).details, { name: field }, JSON.stringify(chunk));
+  }
+  await t.throwsAsync(findStore('Docs', home), undefined, 'nothing was created');
+  // The largest overlap accepted is one the chunker takes: the first sync indexes.
+  const root = await mkdtemp(join(tmpdir(), 'kortty-ref-'));
+  await writeTree(root, { 'a.md': prose('apples', 60, 1) });
+  const chunk = { chunkTokens: MIN_CHUNK_TOKENS, overlapTokens: MIN_CHUNK_TOKENS / 2 };
+  await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter', chunk }, home);
+  const res = await addSources(
+    'Docs',
+    [{ kind: 'folder', path: root }],
+    { ports: countingPorts(home) },
+    home,
+  );
+  t.is(Object.values(res.statuses)[0], 'READY');
+  t.true(res.summary.chunksEmbedded > 1);
 });

@@ -7,6 +7,9 @@ import { extractVocab } from '../../src/embed/vocab-bundle.js';
 import { modelsDir } from '../../src/storage/paths.js';
 import { addSources, createStore } from '../../src/store/engine.js';
 import { lexicalModel, testModelsDir } from '../helpers/models.js';
+import { prose as proseOf, WORDS, writeTree } from '../helpers/store-env.js';
+
+export { writeTree };
 
 // Test homes for the pane: the generated starter model copied in from the shared test cache
 // (generating it per test would cost seconds), or only its vocabulary, for the one test that
@@ -48,33 +51,11 @@ export async function homeWithVocabulary(): Promise<string> {
   return home;
 }
 
-export async function writeTree(root: string, files: Record<string, string | Buffer>): Promise<void> {
-  for (const [rel, content] of Object.entries(files)) {
-    const p = join(root, rel);
-    await mkdir(join(p, '..'), { recursive: true });
-    await writeFile(p, content);
-  }
-}
-
-const WORDS =
-  'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(
-    ' ',
-  );
+// The TUI's documents (and the screens captured from them) use the first 20 words only.
+const TUI_WORDS = WORDS.slice(0, 20);
 
 /** Deterministic prose of `n` lines about `topic`. */
-export function prose(topic: string, n: number, seed = 1): string {
-  let s = seed;
-  const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const words = [topic];
-    for (let j = 0; j < 10; j++) {
-      s = (s * 1103515245 + 12345) & 0x7fffffff;
-      words.push(WORDS[s % WORDS.length]!);
-    }
-    lines.push(`${words.join(' ')}.`);
-  }
-  return `${lines.join('\n')}\n`;
-}
+export const prose = (topic: string, n: number, seed = 1) => proseOf(topic, n, seed, TUI_WORDS);
 
 export async function sourceTree(files: Record<string, string | Buffer>): Promise<string> {
   const root = await tempDir('kortty-tui-src-');

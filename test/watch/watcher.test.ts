@@ -39,6 +39,14 @@ async function setup(files: Record<string, string>, name = 'Docs') {
   return { home, root, storeId: store.id, sourceId: store.sources[0]!.id };
 }
 
+/** A user's edit, retried while the watcher's own sync holds the store lock (STORE_BUSY). */
+function whenFree<T>(edit: () => Promise<T>, what: string): Promise<T> {
+  return waitFor(
+    () => edit().catch((err) => (isKorttyError(err, 'STORE_BUSY') ? undefined : Promise.reject(err))),
+    what,
+  );
+}
+
 async function start(home: string, opts: Partial<WatchOptions> = {}) {
   const events: WatchEvent[] = [];
   const svc = await startWatchService({ ...FAST, ...opts, home, log: (e) => events.push(e) });
@@ -72,7 +80,16 @@ async function fromScratch(root: string, name = 'Docs') {
   await createStore({ name, modelId: 'kortty-lexical-starter', roles: ['text'] }, home);
   await addSources(name, [{ kind: 'folder', path: root, sync: 'automatic' }], {}, home);
   const store = await findStore(name, home);
-  return { digest: (await digest(home, store.id))!, docs: await docsOf(home, store.id) };
+  return {
+    digest: (await digest(home, store.id))!,
+    docs: await docsOf(home, store.id),
+    record: recordOf(store.sources[0]!),
+  };
+}
+
+/** What store.json says about a source after a sync; the snapshot is activated before it is written. */
+function recordOf(s: { status: string; files: number; hashes?: Record<string, string> }) {
+  return JSON.stringify({ status: s.status, files: s.files, hashes: s.hashes ?? {} });
 }
 
 async function converges(
@@ -83,13 +100,19 @@ async function converges(
   what: string,
 ) {
   const want = await fromScratch(root);
+  // Both halves of a sync's commit: the snapshot, then the source's record in store.json.
   const got = await waitFor(
-    async () => ((await digest(home, storeId)) === want.digest ? true : undefined),
-    `${what}: snapshot = from-scratch index`,
+    async () =>
+      (await digest(home, storeId)) === want.digest &&
+      recordOf((await findStore(storeId, home)).sources[0]!) === want.record
+        ? true
+        : undefined,
+    `${what}: snapshot and store.json = from-scratch index`,
     60_000,
     100,
   ).catch(async (err) => {
     t.is((await docsOf(home, storeId)).join('\n'), want.docs.join('\n'), what);
+    t.is(recordOf((await findStore(storeId, home)).sources[0]!), want.record, what);
     throw err;
   });
   t.is(got, true, what);
@@ -197,7 +220,12 @@ test.serial('root removed → MISSING → root back → re-indexed', async (t) =
     }, 'status MISSING');
     t.is(missing.files, 0);
     t.deepEqual(await docsOf(home, storeId), []);
-    t.regex(formatStatus(await readStatus(home), 'plain'), /error 1/);
+    // status.json follows once the job that recorded MISSING (and any queued behind it) is over.
+    const line = await waitFor(async () => {
+      const l = formatStatus(await readStatus(home), 'plain');
+      return /error 1/.test(l) ? l : undefined;
+    }, 'the status line to show the error');
+    t.regex(line, /error 1/);
     await waitFor(
       () => events.find((e) => e.type === 'root-missing' && e.source === sourceId),
       'the watcher to notice the missing root',
@@ -227,7 +255,10 @@ test.serial('new sources, manual mode and option changes are picked up from stor
     await waitFor(() => events.find((e) => e.type === 'watching'), 'the first source to be watched');
     const second = await mkdtemp(join(tmpdir(), 'kortty-watch-src2-'));
     await writeTree(second, { 'x.md': prose('xylophones', 10, 2) });
-    await addSources('Docs', [{ kind: 'folder', path: second, sync: 'automatic' }], {}, home);
+    await whenFree(
+      () => addSources('Docs', [{ kind: 'folder', path: second, sync: 'automatic' }], {}, home),
+      'adding the second source',
+    );
     const id2 = (await findStore(storeId, home)).sources[1]!.id;
     await waitFor(
       () => events.find((e) => e.type === 'watching' && e.source === id2),
@@ -242,14 +273,14 @@ test.serial('new sources, manual mode and option changes are picked up from stor
     // An option change restarts the source's watch and rescans it with the new rules.
     const id1 = (await findStore(storeId, home)).sources[0]!.id;
     const watchedBefore = events.filter((e) => e.type === 'watching' && e.source === id1).length;
-    await setSourceOptions('Docs', id1, { exclude: ['a.md'] }, home);
+    await whenFree(() => setSourceOptions('Docs', id1, { exclude: ['a.md'] }, home), 'the option change');
     await waitFor(
       async () => ((await docsOf(home, storeId)).some((d) => d.includes('/a.md ')) ? undefined : true),
       'a.md dropped by the new exclude glob',
     );
     t.true(events.filter((e) => e.type === 'watching' && e.source === id1).length > watchedBefore);
 
-    await setSourceSync('Docs', id2, 'manual', home);
+    await whenFree(() => setSourceSync('Docs', id2, 'manual', home), 'switching to manual');
     const gone = await waitFor(
       () => events.find((e) => e.type === 'unwatched' && e.source === id2),
       'the manual source to be unwatched',

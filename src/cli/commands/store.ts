@@ -1,3 +1,4 @@
+import { DEFAULT_CHUNK_PARAMS, MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS } from '../../chunk/params.js';
 import {
   createStore,
   deleteStore,
@@ -33,13 +34,13 @@ const create = defineCommand({
     'chunk-size': {
       type: 'string',
       value: 'N',
-      help: 'tokens per chunk, 50..8192 (default 800)',
+      help: `tokens per chunk, ${MIN_CHUNK_TOKENS}..${MAX_CHUNK_TOKENS} (default ${DEFAULT_CHUNK_PARAMS.chunkTokens})`,
       check: wholeNumber(1),
     },
     'chunk-overlap': {
       type: 'string',
       value: 'N',
-      help: 'tokens of overlap (default 120)',
+      help: `tokens of overlap, at most half the chunk size (default ${DEFAULT_CHUNK_PARAMS.overlapTokens})`,
       check: wholeNumber(0),
     },
     dimension: {

@@ -1,11 +1,9 @@
-import { MiB } from '../../scan/rules.js';
+import { DEFAULT_SOURCE_OPTIONS } from '../../scan/rules.js';
 import type { StoreConfig } from '../../store/store-types.js';
-import type { SyncMode } from '../../types.js';
-import { checked, fieldValue, textOf } from '../forms.js';
+import { optionFields, readOptions, readSyncMode, syncField } from '../source-options-form.js';
 import { type AddSourceDialog, jobBlocked } from '../state.js';
 import type { Ctx, Scope } from './ctx.js';
 import { formScope } from './form-controller.js';
-import { globs } from './sources-controller.js';
 
 // After choosing paths: sync mode and the collapsed Advanced options, then the background check.
 
@@ -19,53 +17,9 @@ export function openAddSource(ctx: Ctx, store: StoreConfig, inputs: AddSourceDia
     form: {
       focus: 'scan',
       fields: [
-        {
-          kind: 'choice',
-          id: 'sync',
-          label: 'Synchronization',
-          value: 'manual',
-          options: [
-            { value: 'manual', label: 'manual (Update now)' },
-            { value: 'automatic', label: 'automatic (kortty-rag watch)' },
-          ],
-        },
+        syncField('manual'),
         { kind: 'section', id: 'advanced', label: 'Advanced', open: false },
-        {
-          kind: 'text',
-          id: 'maxMiB',
-          label: 'Size limit (MiB)',
-          value: '50',
-          section: 'advanced',
-          hint: '1 to 1024 MiB per file',
-        },
-        ...(folder
-          ? ([
-              {
-                kind: 'text',
-                id: 'include',
-                label: 'Include globs',
-                value: '',
-                section: 'advanced',
-                placeholder: 'e.g. *.md, docs/**',
-                hint: 'comma-separated; narrows the format allowlist, never widens it',
-              },
-              {
-                kind: 'text',
-                id: 'exclude',
-                label: 'Exclude globs',
-                value: '',
-                section: 'advanced',
-                placeholder: 'e.g. drafts/**',
-              },
-              {
-                kind: 'check',
-                id: 'gitignore',
-                label: 'Honour .gitignore files',
-                value: true,
-                section: 'advanced',
-              },
-            ] as const)
-          : []),
+        ...optionFields(DEFAULT_SOURCE_OPTIONS, folder, 'advanced'),
         { kind: 'button', id: 'scan', label: 'Check and review' },
       ],
     },
@@ -83,22 +37,13 @@ export function addSourceScope(ctx: Ctx, d: AddSourceDialog): Scope {
       },
       disabled: () => ({ scan: jobBlocked(ctx.state, store()) }),
       press: async () => {
-        const mib = Number(textOf(d.form, 'maxMiB'));
-        if (!Number.isInteger(mib) || mib < 1 || mib > 1024) {
-          d.form = { ...d.form, error: 'Size limit: a whole number of MiB from 1 to 1024' };
+        const read = readOptions(d.form);
+        if ('error' in read) {
+          d.form = { ...d.form, error: read.error };
           return;
         }
-        const options = {
-          maxFileBytes: mib * MiB,
-          ...(fieldValue(d.form, 'include') !== undefined
-            ? {
-                include: globs(textOf(d.form, 'include')),
-                exclude: globs(textOf(d.form, 'exclude')),
-                gitignore: checked(d.form, 'gitignore'),
-              }
-            : {}),
-        };
-        const sync: SyncMode = fieldValue(d.form, 'sync') === 'automatic' ? 'automatic' : 'manual';
+        const { options } = read;
+        const sync = readSyncMode(d.form);
         const inputs = d.inputs.map((i) => ({ ...i, sync, options }));
         const st = store();
         // Already covered or overlapping sources are refused here, with the existing source's path.

@@ -1,6 +1,5 @@
-import { MiB } from '../../scan/rules.js';
 import type { Binding } from '../bindings.js';
-import { checked, fieldValue, textOf } from '../forms.js';
+import { optionFields, readOptions, readSyncMode, syncField } from '../source-options-form.js';
 import { jobBlocked, type OptionsDialog, selectedSource, selectedStore } from '../state.js';
 import { openAddSource } from './add-source-controller.js';
 import { openBrowser } from './browser-controller.js';
@@ -133,7 +132,6 @@ function confirmRemove(ctx: Ctx) {
 function openOptions(ctx: Ctx) {
   const st = selectedStore(ctx.state)!;
   const src = selectedSource(ctx.state)!;
-  const o = src.options;
   const d: OptionsDialog = {
     kind: 'options',
     storeId: st.id,
@@ -142,38 +140,8 @@ function openOptions(ctx: Ctx) {
     form: {
       focus: 'sync',
       fields: [
-        {
-          kind: 'choice',
-          id: 'sync',
-          label: 'Synchronization',
-          value: src.sync,
-          options: [
-            { value: 'manual', label: 'manual (Update now)' },
-            { value: 'automatic', label: 'automatic (kortty-rag watch)' },
-          ],
-        },
-        {
-          kind: 'text',
-          id: 'maxMiB',
-          label: 'Size limit (MiB)',
-          value: String(Math.round(o.maxFileBytes / MiB)),
-          hint: '1 to 1024 MiB per file',
-        },
-        {
-          kind: 'text',
-          id: 'include',
-          label: 'Include globs',
-          value: o.include.join(', '),
-          hint: 'comma-separated; narrows the format allowlist, never widens it',
-        },
-        {
-          kind: 'text',
-          id: 'exclude',
-          label: 'Exclude globs',
-          value: o.exclude.join(', '),
-          hint: 'comma-separated, relative to the source root',
-        },
-        { kind: 'check', id: 'gitignore', label: 'Honour .gitignore files', value: o.gitignore },
+        syncField(src.sync),
+        ...optionFields(src.options, src.kind === 'folder'),
         { kind: 'note', id: 'n', text: 'Changes apply at the next Update now.' },
         { kind: 'button', id: 'save', label: 'Save' },
       ],
@@ -182,30 +150,15 @@ function openOptions(ctx: Ctx) {
   ctx.push(d);
 }
 
-export const globs = (s: string): string[] =>
-  s
-    .split(',')
-    .map((g) => g.trim())
-    .filter(Boolean);
-
 export async function saveOptions(ctx: Ctx, d: OptionsDialog) {
-  const mib = Number(textOf(d.form, 'maxMiB'));
-  if (!Number.isInteger(mib) || mib < 1 || mib > 1024) {
-    d.form = { ...d.form, error: 'Size limit: a whole number of MiB from 1 to 1024' };
+  const read = readOptions(d.form);
+  if ('error' in read) {
+    d.form = { ...d.form, error: read.error };
     return;
   }
   const ok = await ctx.op('Saving options…', async () => {
-    await ctx.services.setSourceSync(
-      d.storeId,
-      d.sourceId,
-      fieldValue(d.form, 'sync') === 'automatic' ? 'automatic' : 'manual',
-    );
-    await ctx.services.setSourceOptions(d.storeId, d.sourceId, {
-      maxFileBytes: mib * MiB,
-      include: globs(textOf(d.form, 'include')),
-      exclude: globs(textOf(d.form, 'exclude')),
-      gitignore: checked(d.form, 'gitignore'),
-    });
+    await ctx.services.setSourceSync(d.storeId, d.sourceId, readSyncMode(d.form));
+    await ctx.services.setSourceOptions(d.storeId, d.sourceId, read.options);
     return true;
   });
   if (!ok) return;

@@ -1,0 +1,20 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * Polls `probe` until it returns something other than undefined or false, or fails after
+ * `timeoutMs` naming what it waited for. Tests wait on conditions with this, never on a clock.
+ */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 30_000,
+  everyMs = 100,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
