@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { createError, isKorttyError } from '../errors.js';
 import { type SearchDeps, type SearchRequest, type SearchResult, search } from '../retrieve/search.js';
 import { aiDir, korttyHome, profilesPath, runsDir, skillsDir } from '../storage/paths.js';
-import { listStores } from '../store/store-config.js';
+import { damagedStoreWarning, scanStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
 import type { ActionKind, AiProfile, Excerpt } from '../types.js';
 import { backendConfig, createChatBackend } from './backends/create-backend.js';
@@ -48,6 +48,8 @@ export interface ActionInput {
   onPlan?: (plan: { stores: readonly StoreConfig[]; before: boolean; tool: boolean }) => void;
   /** The excerpts retrieved before the answer (tool-call retrievals are not reported here). */
   onExcerpts?: (excerpts: readonly Excerpt[]) => void;
+  /** A store or AI Skill left out because its file is damaged (the text names the file and why). */
+  onWarning?: (message: string) => void;
 }
 
 export interface ActionResult {
@@ -83,7 +85,8 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   const home = input.home ?? korttyHome();
   const { profile, roles } = await resolveProfile(input.profile, input.action, home);
   const query = queryFor(input);
-  const allStores = await listStores(home);
+  const { stores: allStores, damaged } = await scanStores(home);
+  for (const d of damaged) input.onWarning?.(damagedStoreWarning(d));
   const stores = storesForAction(input.action, profile.name, allStores, roles);
   const plan = retrievalPlan(profile.retrievalMode);
   const retrieve = input.retrieve ?? ((req: SearchRequest<StoreConfig>) => search(req, input.searchDeps));
@@ -98,6 +101,8 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
     loadSkills(skillsDir(home)),
     loadPresets(join(aiDir(home), 'presets')),
   ]);
+  // A broken skill is left out of the prompt, and said so.
+  for (const p of skills.problems) input.onWarning?.(p.message);
   const prompt = assemblePrompt({
     action: input.action,
     prompt: input.prompt,

@@ -3,10 +3,6 @@
 export const MODEL_FAMILIES = ['generic', 'qwen', 'llama', 'mistral', 'gemma', 'phi', 'deepseek'] as const;
 export type ModelFamily = (typeof MODEL_FAMILIES)[number];
 
-export function isModelFamily(s: unknown): s is ModelFamily {
-  return typeof s === 'string' && (MODEL_FAMILIES as readonly string[]).includes(s);
-}
-
 // First match wins: DeepSeek-R1 distills carry "qwen"/"llama" in their names but use DeepSeek's template.
 const PATTERNS: [ModelFamily, RegExp][] = [
   ['deepseek', /deepseek/],

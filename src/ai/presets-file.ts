@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { createError } from '../errors.js';
 import { type FsEnv, nodeFsEnv } from '../storage/fs-env.js';
 import { MODEL_FAMILIES } from './families.js';
-import { type ModelPreset, parsePreset } from './presets.js';
+import { type ModelPreset, parsePresetText } from './presets.js';
 
 export function builtinPresetsDir(): string {
   const candidates = [
@@ -42,21 +42,11 @@ export async function loadPresets(
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw createError('PRESET_INVALID', { path, reason: (err as Error).message }, err);
       }
-      let raw: unknown;
-      try {
-        raw = JSON.parse(bytes.toString('utf8'));
-      } catch (err) {
-        throw createError(
-          'PRESET_INVALID',
-          { path, reason: `not valid JSON (${(err as Error).message})` },
-          err,
-        );
-      }
-      const preset = parsePreset(raw, path);
+      const preset = parsePresetText(bytes, path);
       if (preset.family !== family)
         throw createError('PRESET_INVALID', {
           path,
-          reason: `family "${preset.family}" does not match the file name`,
+          reason: `family: "${preset.family}" does not match the file name`,
         });
       out.set(family, preset);
     }

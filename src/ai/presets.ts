@@ -6,43 +6,41 @@
 // `systemRole: false` tells chat backends the family's template has no system turn (Gemma,
 // DeepSeek-R1): the system text is then prepended to the first user turn, order unchanged.
 
-import { createError } from '../errors.js';
-import { isModelFamily, MODEL_FAMILIES, type ModelFamily } from './families.js';
+import { z } from 'zod';
+import { createError, isKorttyError } from '../errors.js';
+import { parseJsonText } from '../util/json-check.js';
+import { sanitizeLine } from '../util/terminal-text.js';
+import { MODEL_FAMILIES } from './families.js';
 
-export interface ModelPreset {
-  family: ModelFamily;
-  displayName: string;
-  systemRole: boolean;
-  instructions: string;
-  citationHint: string;
+export const presetSchema = z.strictObject({
+  family: z.enum(MODEL_FAMILIES),
+  displayName: z.string(),
+  systemRole: z.boolean(),
+  instructions: z.string(),
+  citationHint: z.string(),
   /** Extra stop strings for backends that need them. */
-  stop: string[];
+  stop: z.array(z.string().min(1)).default([]),
+});
+
+export type ModelPreset = z.output<typeof presetSchema>;
+
+/** A schema mismatch as PRESET_INVALID naming the field and what was expected. */
+function asPresetError(err: unknown, path: string): unknown {
+  if (!isKorttyError(err, 'FILE_INVALID')) return err;
+  const d = err.details;
+  return createError('PRESET_INVALID', {
+    path: sanitizeLine(path),
+    reason: `${d.field}: expected ${d.expected}, found ${d.found}`,
+  });
 }
 
-const FIELDS = ['family', 'displayName', 'systemRole', 'instructions', 'citationHint', 'stop'];
-
-export function parsePreset(raw: unknown, path: string): ModelPreset {
-  const bad = (reason: string) => createError('PRESET_INVALID', { path, reason });
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('must be a JSON object');
-  const r = raw as Record<string, unknown>;
-  for (const k of Object.keys(r)) if (!FIELDS.includes(k)) throw bad(`unknown field "${k}"`);
-  if (!isModelFamily(r.family)) throw bad(`family must be one of ${MODEL_FAMILIES.join(', ')}`);
-  for (const k of ['displayName', 'instructions', 'citationHint'] as const) {
-    if (typeof r[k] !== 'string') throw bad(`${k} must be a string`);
+/** A preset file's text (or bytes) parsed and checked. */
+export function parsePresetText(text: string | Uint8Array, path: string): ModelPreset {
+  try {
+    return parseJsonText(text, presetSchema, path, 'model-family preset');
+  } catch (err) {
+    throw asPresetError(err, path);
   }
-  if (typeof r.systemRole !== 'boolean') throw bad('systemRole must be true or false');
-  const stop = r.stop ?? [];
-  if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string' && s.length > 0)) {
-    throw bad('stop must be an array of non-empty strings');
-  }
-  return {
-    family: r.family,
-    displayName: r.displayName as string,
-    systemRole: r.systemRole,
-    instructions: r.instructions as string,
-    citationHint: r.citationHint as string,
-    stop: stop as string[],
-  };
 }
 
 /** The preset for a family; falls back to `generic`, which must exist. */

@@ -1,12 +1,21 @@
 // Reads and writes ai/profiles.json. Thin I/O shell over src/ai/profiles.ts.
 
 import { dirname } from 'node:path';
+import type { z } from 'zod';
 import { createError } from '../errors.js';
 import { atomicWrite } from '../storage/atomic-write.js';
 import { type FsEnv, nodeFsEnv } from '../storage/fs-env.js';
 import { profilesPath } from '../storage/paths.js';
 import type { ProfilesConfig } from '../types.js';
-import { emptyProfilesConfig, parseProfilesConfig, serializeProfilesConfig } from './profiles.js';
+import { parseJsonText } from '../util/json-check.js';
+import {
+  asProfilesError,
+  completeProfiles,
+  emptyProfilesConfig,
+  parseProfilesConfig,
+  profilesFileSchema,
+  serializeProfilesConfig,
+} from './profiles.js';
 
 /** The validated configuration; a missing file gives the empty default (no profiles, no roles). */
 export async function loadProfiles(
@@ -20,17 +29,13 @@ export async function loadProfiles(
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyProfilesConfig();
     throw createError('IO_FAILED', { path, op: 'read', reason: (err as Error).message }, err);
   }
-  let raw: unknown;
+  let file: z.output<typeof profilesFileSchema>;
   try {
-    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    file = parseJsonText(bytes, profilesFileSchema, path, 'AI profiles');
   } catch (err) {
-    throw createError(
-      'PROFILES_INVALID',
-      { path, reason: `not valid UTF-8 JSON (${(err as Error).message})` },
-      err,
-    );
+    throw asProfilesError(err, path);
   }
-  return parseProfilesConfig(raw, path);
+  return completeProfiles(file, path);
 }
 
 /** Validate, then replace the file atomically (temp file, fsync, verify, rename, dir fsync). */

@@ -11,35 +11,46 @@
 // requireCitations false (opt-in, as in the peer spec), retrievalMode "before".
 // A missing file means no profiles and no role assignments.
 
-import { createError } from '../errors.js';
-import type {
-  AiProfile,
-  ChatBackendKind,
-  ProfilesConfig,
-  RetrievalMode,
-  Role,
-  RoleAssignments,
-} from '../types.js';
-import { detectFamily, isModelFamily, MODEL_FAMILIES } from './families.js';
+import { z } from 'zod';
+import { createError, isKorttyError } from '../errors.js';
+import type { AiProfile, ProfilesConfig, Role, RoleAssignments } from '../types.js';
+import { checkJson } from '../util/json-check.js';
+import { sanitizeLine } from '../util/terminal-text.js';
+import { detectFamily, MODEL_FAMILIES } from './families.js';
 
 export const DEFAULT_CONTEXT_WINDOW = 8192;
 export const MIN_CONTEXT_WINDOW = 256;
 export const MAX_CONTEXT_WINDOW = 16 * 1024 * 1024;
 export const ROLES: readonly Role[] = ['text', 'coding'];
-const BACKENDS: readonly ChatBackendKind[] = ['llama', 'openai'];
-const MODES: readonly RetrievalMode[] = ['before', 'tool', 'both'];
-const PROFILE_FIELDS = new Set([
-  'name',
-  'backend',
-  'model',
-  'baseUrl',
-  'contextWindow',
-  'family',
-  'requireCitations',
-  'retrievalMode',
-  'apiKeyEnv',
-  'allowInsecureHttp',
-]);
+
+/** What each profile in the file may say; defaults are filled in by parseProfilesConfig. */
+const profileSchema = z.strictObject({
+  name: z
+    .string()
+    .refine(
+      (n) => n.trim() !== '' && n.length <= 64 && !/[\u0000-\u001F\u007F]/.test(n),
+      'a non-empty name of at most 64 characters without control characters',
+    ),
+  backend: z.enum(['llama', 'openai']),
+  model: z.string().refine((m) => m.trim() !== '', 'a GGUF path (llama) or a model name (openai)'),
+  baseUrl: z.string().optional(),
+  contextWindow: z.int().min(MIN_CONTEXT_WINDOW).max(MAX_CONTEXT_WINDOW).optional(),
+  family: z.enum(MODEL_FAMILIES).optional(),
+  requireCitations: z.boolean().optional(),
+  retrievalMode: z.enum(['before', 'tool', 'both']).optional(),
+  // Its form is checked after the schema: a key pasted here by mistake must not be echoed.
+  apiKeyEnv: z.string().optional(),
+  allowInsecureHttp: z.boolean().optional(),
+});
+
+const roleName = z.string().nullable().optional();
+
+/** ai/profiles.json as written: the structure only (cross-references are checked after). */
+export const profilesFileSchema = z.strictObject({
+  version: z.literal(1).optional(),
+  profiles: z.array(profileSchema).optional(),
+  roles: z.strictObject({ text: roleName, coding: roleName }).optional(),
+});
 
 /** What a store contributes to role-based attachment (a subset of its store.json). */
 export interface StoreAttachment {
@@ -54,110 +65,72 @@ export function emptyProfilesConfig(): ProfilesConfig {
   return { version: 1, profiles: [], roles: {} };
 }
 
+/**
+ * A schema mismatch as PROFILES_INVALID naming the field (`profiles[1].backend: expected one of
+ * "llama", "openai", found the string "gpt"`). Kept apart from FILE_INVALID because the same check
+ * guards edits from the CLI and the TUI, where nothing is "damaged" yet.
+ */
+export function asProfilesError(err: unknown, path: string): unknown {
+  if (!isKorttyError(err, 'FILE_INVALID')) return err;
+  const d = err.details;
+  return createError('PROFILES_INVALID', {
+    path: sanitizeLine(path),
+    reason: `${d.field}: expected ${d.expected}, found ${d.found}`,
+  });
+}
+
 /** Validate parsed JSON and fill defaults. `path` only names the file in error messages. */
 export function parseProfilesConfig(raw: unknown, path: string): ProfilesConfig {
-  const bad = (reason: string) => createError('PROFILES_INVALID', { path, reason });
-  if (!isObject(raw)) throw bad('top level must be a JSON object');
-  for (const k of Object.keys(raw))
-    if (!['version', 'profiles', 'roles'].includes(k)) throw bad(`unknown field "${k}"`);
-  if (raw.version !== undefined && raw.version !== 1)
-    throw bad(`unsupported version ${JSON.stringify(raw.version)}`);
-  const list = raw.profiles ?? [];
-  if (!Array.isArray(list)) throw bad('"profiles" must be an array');
-  const profiles = list.map((p, i) => parseProfile(p, `profiles[${i}]`, bad));
+  let file: z.output<typeof profilesFileSchema>;
+  try {
+    file = checkJson(raw, profilesFileSchema, path, 'AI profiles');
+  } catch (err) {
+    throw asProfilesError(err, path);
+  }
+  return completeProfiles(file, path);
+}
+
+/** Defaults and the checks a schema cannot express: unique names, role targets, base URLs. */
+export function completeProfiles(file: z.output<typeof profilesFileSchema>, path: string): ProfilesConfig {
+  const bad = (reason: string) => createError('PROFILES_INVALID', { path: sanitizeLine(path), reason });
+  const profiles = (file.profiles ?? []).map((p) => completeProfile(p, bad));
   const names = new Set<string>();
   for (const p of profiles) {
     if (names.has(p.name)) throw bad(`duplicate profile name "${p.name}"`);
     names.add(p.name);
   }
-  const rolesRaw = raw.roles ?? {};
-  if (!isObject(rolesRaw))
-    throw bad('"roles" must be an object like {"text": "profile", "coding": "profile"}');
   const roles: RoleAssignments = {};
-  for (const [k, v] of Object.entries(rolesRaw)) {
-    if (!(ROLES as string[]).includes(k)) throw bad(`unknown role "${k}" (roles are ${ROLES.join(', ')})`);
+  for (const role of ROLES) {
+    const v = file.roles?.[role];
     if (v === null || v === undefined) continue;
-    if (typeof v !== 'string') throw bad(`roles.${k} must be a profile name`);
-    if (!names.has(v)) throw bad(`roles.${k} refers to unknown profile "${v}"`);
-    roles[k as Role] = v;
+    if (!names.has(v)) throw bad(`roles.${role} refers to unknown profile "${v}"`);
+    roles[role] = v;
   }
   return { version: 1, profiles, roles };
 }
 
-function parseProfile(p: unknown, at: string, bad: (r: string) => Error): AiProfile {
-  if (!isObject(p)) throw bad(`${at} must be an object`);
-  for (const k of Object.keys(p)) if (!PROFILE_FIELDS.has(k)) throw bad(`${at}: unknown field "${k}"`);
-  const name = p.name;
-  if (
-    typeof name !== 'string' ||
-    name.trim() === '' ||
-    name.length > 64 ||
-    /[\u0000-\u001F\u007F]/.test(name)
-  ) {
-    throw bad(`${at}.name must be a non-empty name of at most 64 characters without control characters`);
-  }
-  const where = `profile "${name}"`;
-  if (!BACKENDS.includes(p.backend as ChatBackendKind)) {
-    throw bad(`${where}: backend must be "llama" or "openai", got ${JSON.stringify(p.backend)}`);
-  }
-  const backend = p.backend as ChatBackendKind;
-  if (typeof p.model !== 'string' || p.model.trim() === '') {
-    throw bad(`${where}: model must be a GGUF path (llama) or a model name (openai)`);
-  }
+function completeProfile(p: z.output<typeof profileSchema>, bad: (r: string) => Error): AiProfile {
+  const where = `profile "${p.name}"`;
   const out: AiProfile = {
-    name,
-    backend,
+    name: p.name,
+    backend: p.backend,
     model: p.model,
-    contextWindow: DEFAULT_CONTEXT_WINDOW,
-    family: detectFamily(p.model),
-    requireCitations: false,
-    retrievalMode: 'before',
+    contextWindow: p.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    family: p.family ?? detectFamily(p.model),
+    requireCitations: p.requireCitations ?? false,
+    retrievalMode: p.retrievalMode ?? 'before',
   };
-  if (p.contextWindow !== undefined) {
-    const cw = p.contextWindow;
-    if (
-      typeof cw !== 'number' ||
-      !Number.isInteger(cw) ||
-      cw < MIN_CONTEXT_WINDOW ||
-      cw > MAX_CONTEXT_WINDOW
-    ) {
-      throw bad(
-        `${where}: contextWindow must be an integer from ${MIN_CONTEXT_WINDOW} to ${MAX_CONTEXT_WINDOW}, got ${JSON.stringify(cw)}`,
-      );
-    }
-    out.contextWindow = cw;
-  }
-  if (p.family !== undefined) {
-    if (!isModelFamily(p.family)) {
-      throw bad(
-        `${where}: family must be one of ${MODEL_FAMILIES.join(', ')}, got ${JSON.stringify(p.family)}`,
-      );
-    }
-    out.family = p.family;
-  }
-  for (const flag of ['requireCitations', 'allowInsecureHttp'] as const) {
-    if (p[flag] === undefined) continue;
-    if (typeof p[flag] !== 'boolean') throw bad(`${where}: ${flag} must be true or false`);
-    out[flag] = p[flag] as boolean;
-  }
-  if (p.retrievalMode !== undefined) {
-    if (!MODES.includes(p.retrievalMode as RetrievalMode)) {
-      throw bad(
-        `${where}: retrievalMode must be "before", "tool" or "both", got ${JSON.stringify(p.retrievalMode)}`,
-      );
-    }
-    out.retrievalMode = p.retrievalMode as RetrievalMode;
-  }
+  if (p.allowInsecureHttp !== undefined) out.allowInsecureHttp = p.allowInsecureHttp;
   if (p.apiKeyEnv !== undefined) {
-    if (typeof p.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(p.apiKeyEnv)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(p.apiKeyEnv)) {
       throw bad(
         `${where}: apiKeyEnv must name an environment variable (the key itself never goes in this file)`,
       );
     }
     out.apiKeyEnv = p.apiKeyEnv;
   }
-  if (backend === 'openai') {
-    if (typeof p.baseUrl !== 'string') throw bad(`${where}: baseUrl is required for the openai backend`);
+  if (p.backend === 'openai') {
+    if (p.baseUrl === undefined) throw bad(`${where}: baseUrl is required for the openai backend`);
     const reason = checkBaseUrl(p.baseUrl, out.allowInsecureHttp === true);
     if (reason) throw bad(`${where}: baseUrl ${reason}`);
     out.baseUrl = p.baseUrl;
@@ -245,8 +218,4 @@ export function setRole(
   if (profileName === undefined) delete roles[role];
   else roles[role] = profileName;
   return parseProfilesConfig({ ...cfg, roles }, path);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -10,7 +10,7 @@ import { selectExcerpts } from '../retrieve/bounds.js';
 import { sanitizeInline } from '../retrieve/sanitize.js';
 import { type SearchDeps, search } from '../retrieve/search.js';
 import { runsDir } from '../storage/paths.js';
-import { listStores } from '../store/store-config.js';
+import { damagedStoreWarning, scanStores } from '../store/store-config.js';
 import type { SourceRecord, StoreConfig } from '../store/store-types.js';
 import type { Candidate, Excerpt } from '../types.js';
 import { formatRefusal, nameRefusal, readExcerptFile } from './excerpt-file.js';
@@ -24,6 +24,11 @@ import type { ExcerptRef, ReadArgs, SearchArgs } from './tools.js';
 // written before the answer leaves and fsynced right after it, off the reply path (one fsync
 // costs more than a warm search; bursts of calls share one): a killed server loses no record,
 // only a power cut in those milliseconds could.
+
+/** The tool text with one line per store left out (already sanitized). */
+function withWarnings(text: string, warnings: readonly string[]): string {
+  return warnings.length === 0 ? text : `${text}\n\n${warnings.map((w) => `warning: ${w}`).join('\n')}`;
+}
 
 /** search() bounds the block to 25% of this when no context window is given (same default). */
 const DEFAULT_CONTEXT_WINDOW = 32768;
@@ -81,8 +86,11 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
   };
 
   const stores = async () => {
-    const all = await listStores(opts.home);
-    return { all, visible: mcpVisibleStores(all, opts.served) };
+    const { stores: all, damaged } = await scanStores(opts.home);
+    // A damaged store.json hides whether the store opted in, so the store is named, never dropped
+    // silently; its content is not searched.
+    const warnings = damaged.map((d) => sanitizeInline(damagedStoreWarning(d)));
+    return { all, visible: mcpVisibleStores(all, opts.served), warnings };
   };
 
   const requireStore = (ref: string, all: readonly StoreConfig[]): StoreConfig => {
@@ -155,7 +163,7 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
     },
     listStores: () =>
       call('list_stores', {}, async () => {
-        const { visible } = await stores();
+        const { visible, warnings } = await stores();
         const rows = visible.map(storeRow);
         const text =
           rows.length === 0
@@ -169,14 +177,18 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
                 )
                 .join('\n');
         return {
-          out: { text, structured: { stores: rows } },
+          out: {
+            text: withWarnings(text, warnings),
+            structured: { stores: rows, ...(warnings.length > 0 ? { warnings } : {}) },
+          },
           run: { stores: visible, query: '', excerpts: [] },
         };
       }),
 
     searchKnowledge: (args) =>
       call('search_knowledge', args, async () => {
-        const { all, visible } = await stores();
+        const { all, visible, warnings: damaged } = await stores();
+        const warnings = args.stores?.length ? [] : damaged;
         const chosen = args.stores?.length ? unique(args.stores.map((r) => requireStore(r, all))) : visible;
         const query = args.query.trim().slice(0, MAX_TOOL_QUERY_CHARS);
         const res = await search(
@@ -193,10 +205,11 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
             : 'No matching excerpts (the stores may have no enabled, indexed sources).');
         return {
           out: {
-            text,
+            text: withWarnings(text, warnings),
             structured: {
               excerpts: res.excerpts.map(excerptRef),
               stores: chosen.map((s) => sanitizeInline(s.name)),
+              ...(warnings.length > 0 ? { warnings } : {}),
             },
           },
           run: { stores: chosen, query, excerpts: res.excerpts },

@@ -41,6 +41,10 @@ export const SEARCH_TOOL = {
     outputSchema: {
       excerpts: z.array(excerptRef),
       stores: z.array(z.string()).describe('The stores that were searched'),
+      warnings: z
+        .array(z.string())
+        .optional()
+        .describe('Stores left out because their store.json is damaged: the file, the field, what is wrong'),
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
@@ -70,6 +74,10 @@ export const LIST_TOOL = {
           ),
         }),
       ),
+      warnings: z
+        .array(z.string())
+        .optional()
+        .describe('Stores left out because their store.json is damaged: the file, the field, what is wrong'),
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },

@@ -239,6 +239,8 @@ export interface SearchResultWire {
   timings: { embedMs: number; searchMs: number; assembleMs: number };
   /** The service's store generation this answer was computed on (bumps on every store change). */
   generation: number;
+  /** Stores left out of the answer because their store.json is damaged (file and field). */
+  warnings?: string[];
 }
 
 const CANDIDATE_STRINGS = [
@@ -298,6 +300,13 @@ export function checkSearchResult(r: unknown): SearchResultWire | string {
     return 'result.timings';
   }
   if (!isInt(r.generation, 0, Number.MAX_SAFE_INTEGER)) return 'result.generation';
+  if (
+    r.warnings !== undefined &&
+    (!Array.isArray(r.warnings) ||
+      r.warnings.length > 1000 ||
+      !r.warnings.every((w) => typeof w === 'string'))
+  )
+    return 'result.warnings';
   return r as unknown as SearchResultWire;
 }
 

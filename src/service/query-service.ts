@@ -103,6 +103,8 @@ export function createQueryHandler(opts: HandlerOptions): QueryHandler {
             : {}),
           timings: res.timings,
           generation: view.generation,
+          // Only an answer over every store left one out; a named store that is damaged fails.
+          ...(!args.stores && view.warnings.length > 0 ? { warnings: view.warnings } : {}),
         };
       });
     },

@@ -1,30 +1,18 @@
 import { z } from 'zod';
+import { serviceBlockSchema } from '../storage/config-json.js';
 import { readJsonFile } from '../storage/json-file.js';
 import { configPath } from '../storage/paths.js';
 import { checkJson } from '../util/json-check.js';
 
-// The query service's settings: the "service" object of $KORTTY_HOME/rag/config.json.
+// The query service's settings: the "service" object of $KORTTY_HOME/rag/config.json (its
+// schema, with the file's other blocks, is src/storage/config-json.ts).
 //
 //   {"service": {"enabled": true, "idleMinutes": 15, "answerTimeoutMs": 1500, "startTimeoutMs": 3000}}
 //
 // Read by every `search`/`ask` before it talks to the service, so it is one small file read; a
 // missing file or key means the defaults. A damaged value is an error naming the file and field.
 
-const number = (min: number, max: number) => z.number().min(min).max(max);
-
-/** config.json's "service" object; every setting is optional (a missing one is the default). */
-const serviceBlockSchema = z.strictObject({
-  /** false: commands never start or use the service and always work in-process. */
-  enabled: z.boolean().optional(),
-  /** A standalone service exits after this long without a request; a hosted one unloads models. */
-  idleMinutes: number(0.001, 7 * 24 * 60).optional(),
-  /** A service that sends nothing for this long (no "accepted", no heartbeat) is treated as hung. */
-  answerTimeoutMs: number(50, 600_000).optional(),
-  /** How long a command waits for a service it has just started before working in-process. */
-  startTimeoutMs: number(50, 600_000).optional(),
-});
-
-/** The part of config.json read here; other keys ("tui"…) belong to their own readers. */
+/** The part of config.json read here; other blocks ("tui"…) belong to their own readers. */
 const configServicePartSchema = z.looseObject({ service: serviceBlockSchema.optional() });
 
 export type ServiceConfig = Required<z.infer<typeof serviceBlockSchema>>;

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { snapshotPath, storeConfigPath, storesDir } from '../storage/paths.js';
-import { listStores } from '../store/store-config.js';
+import { damagedStoreWarning, scanStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
 
 // The service's view of the stores, kept current without a restart. Before each request it takes
@@ -12,6 +12,8 @@ import type { StoreConfig } from '../store/store-types.js';
 
 export interface StoreView {
   stores: StoreConfig[];
+  /** One line per store left out because its store.json is damaged (file and field). */
+  warnings: string[];
   /** Bumps whenever a store, its configuration or its active snapshot changed. */
   generation: number;
 }
@@ -49,9 +51,14 @@ export async function readIdentities(home: string): Promise<Map<string, string>>
 
 const configPart = (v: string | undefined) => v?.split('|')[0];
 
+async function loadStores(home: string): Promise<{ stores: StoreConfig[]; warnings: string[] }> {
+  const { stores, damaged } = await scanStores(home);
+  return { stores, warnings: damaged.map(damagedStoreWarning) };
+}
+
 export function createStoreCatalog(
   home: string,
-  load: (home: string) => Promise<StoreConfig[]> = listStores,
+  load: (home: string) => Promise<{ stores: StoreConfig[]; warnings: string[] }> = loadStores,
 ): StoreCatalog {
   let seen = new Map<string, string>();
   let view: StoreView | undefined;
@@ -64,10 +71,10 @@ export function createStoreCatalog(
     const configsSame = sameSet && [...now].every(([k, v]) => configPart(v) === configPart(seen.get(k)));
     const allSame = sameSet && [...now].every(([k, v]) => v === seen.get(k));
     if (view && allSame) return view;
-    const stores = view && configsSame ? view.stores : await load(home);
+    const loaded = view && configsSame ? view : await load(home);
     generation++;
     seen = now;
-    view = { stores, generation };
+    view = { stores: loaded.stores, warnings: loaded.warnings, generation };
     return view;
   };
 

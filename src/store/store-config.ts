@@ -126,6 +126,14 @@ export async function scanStores(
   return { stores, damaged };
 }
 
+/**
+ * What a caller that answers from every store says about one it had to leave out: which store,
+ * which file and field (the error names both). Plain text; print it through the sanitizer.
+ */
+export function damagedStoreWarning(d: DamagedStore): string {
+  return `store ${d.name ?? d.id} skipped: ${d.error.message}`;
+}
+
 /** The usable stores (see scanStores for the damaged ones). */
 export async function listStores(home = korttyHome()): Promise<StoreConfig[]> {
   return (await scanStores(home)).stores;

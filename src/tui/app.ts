@@ -12,6 +12,7 @@ import type { KeyEvent, ScreenPort } from './screen.js';
 import type { Services } from './services.js';
 import { idleMarker, type LoopStats } from './signal.js';
 import { type AppState, type Dialog, initialState, type Level } from './state.js';
+import { sanitize } from './text.js';
 import type { Theme } from './theme.js';
 import { renderApp } from './views/layout.js';
 import type { ViewContext } from './views/view-context.js';
@@ -29,6 +30,8 @@ export interface AppOptions {
   test?: boolean;
   loop?: LoopStats;
   pollMs?: number;
+  /** A warning shown on the first frame (until the first key), e.g. an unknown config.json key. */
+  notice?: string;
 }
 
 const RENDER_GAP_MS = 25;
@@ -75,6 +78,7 @@ export function runApp(o: AppOptions): Promise<number> {
     typed: [],
     lastDamaged: '',
   };
+  if (o.notice) l.state.message = { text: sanitize(o.notice), level: 'warning' };
   let exit: (code: number) => void = () => {};
   const exited = new Promise<number>((r) => {
     exit = r;

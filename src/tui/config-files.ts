@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createError } from '../errors.js';
+import { configKeyWarnings, configShape, type tuiBlockSchema } from '../storage/config-json.js';
 import { readJsonFileSync } from '../storage/json-file.js';
 import { configPath, ragDir } from '../storage/paths.js';
 import { type Keymap, parseKeymap } from './keymap.js';
@@ -79,14 +80,13 @@ export function loadTheme(ref: string, home: string, cwd = process.cwd()): Theme
   return loadChain<Theme>('themes', ref, home, cwd, parseTheme);
 }
 
-const tuiConfigSchema = z.strictObject({ keymap: z.string().optional(), theme: z.string().optional() });
-export type TuiConfig = z.infer<typeof tuiConfigSchema>;
+export type TuiConfig = z.infer<typeof tuiBlockSchema>;
 
-/** The parts of config.json the TUI reads; other keys ("service"…) belong to their own readers. */
+/** The parts of config.json the TUI reads; other blocks ("service"…) belong to their own readers. */
 const configTuiPartSchema = z.looseObject({
-  tui: tuiConfigSchema.optional(),
-  keymap: z.string().optional(),
-  theme: z.string().optional(),
+  tui: configShape.tui,
+  keymap: configShape.keymap,
+  theme: configShape.theme,
 });
 
 /** `{"tui": {"keymap": "vim", "theme": "light"}}` in $KORTTY_HOME/rag/config.json (top-level keys also work). */
@@ -98,4 +98,12 @@ export function readTuiConfig(home: string): TuiConfig {
     keymap: pick(raw.tui?.keymap) ?? pick(raw.keymap),
     theme: pick(raw.tui?.theme) ?? pick(raw.theme),
   };
+}
+
+/** config.json's unknown top-level keys as one warning line (undefined when there are none). */
+export function configNotice(home: string): string | undefined {
+  const path = configPath(home);
+  return (
+    configKeyWarnings(readJsonFileSync(path, z.unknown(), 'configuration'), path).join('; ') || undefined
+  );
 }

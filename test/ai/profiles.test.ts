@@ -61,7 +61,7 @@ test('a damaged file is reported with its path and the reason, and saving never 
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, '{"profiles": [');
   const err = await t.throwsAsync(loadProfiles(path), { code: 'PROFILES_INVALID' } as never);
-  t.true(err!.message.startsWith(`${path}: not valid UTF-8 JSON`));
+  t.true(err!.message.startsWith(`${path}: (file): expected JSON, found invalid JSON`), err!.message);
   writeFileSync(path, JSON.stringify({ profiles: [local] }));
   const bad = { version: 1 as const, profiles: [{ ...local, backend: 'gpt' }], roles: {} } as never;
   await t.throwsAsync(saveProfiles(bad, path), { code: 'PROFILES_INVALID' } as never);
@@ -71,33 +71,36 @@ test('a damaged file is reported with its path and the reason, and saving never 
 
 test('validation names the profile, the field and the reason', (t) => {
   const cases: [unknown, string][] = [
-    [[], 'top level must be a JSON object'],
-    [{ version: 2 }, 'unsupported version 2'],
-    [{ profile: [] }, 'unknown field "profile"'],
+    [[], '(file): expected an object, found an array of 0'],
+    [{ version: 2 }, 'version: expected 1, found number 2'],
+    [{ profile: [] }, 'profile: expected no such field, found unknown field "profile"'],
     [
-      { profiles: [{ ...local, backend: 'gpt' }] },
-      'profile "local": backend must be "llama" or "openai", got "gpt"',
+      { profiles: [local, { ...local, name: 'b', backend: 'gpt' }] },
+      'profiles[1].backend: expected one of "llama", "openai", found the string "gpt"',
     ],
     [
       { profiles: [{ ...local, model: '' }] },
-      'profile "local": model must be a GGUF path (llama) or a model name (openai)',
+      'profiles[0].model: expected a GGUF path (llama) or a model name (openai), found the string ""',
     ],
-    [{ profiles: [{ ...local, requireCitation: true }] }, 'profiles[0]: unknown field "requireCitation"'],
+    [
+      { profiles: [{ ...local, requireCitation: true }] },
+      'profiles[0].requireCitation: expected no such field, found unknown field "requireCitation"',
+    ],
     [
       { profiles: [{ ...local, contextWindow: 100 }] },
-      'profile "local": contextWindow must be an integer from 256 to 16777216, got 100',
+      'profiles[0].contextWindow: expected a number ≥ 256, found number 100',
     ],
     [
       { profiles: [{ ...local, family: 'gpt' }] },
-      'profile "local": family must be one of generic, qwen, llama, mistral, gemma, phi, deepseek, got "gpt"',
+      'profiles[0].family: expected one of "generic", "qwen", "llama", "mistral", "gemma", "phi", "deepseek", found the string "gpt"',
     ],
     [
       { profiles: [{ ...local, retrievalMode: 'after' }] },
-      'profile "local": retrievalMode must be "before", "tool" or "both", got "after"',
+      'profiles[0].retrievalMode: expected one of "before", "tool", "both", found the string "after"',
     ],
     [
       { profiles: [{ ...local, requireCitations: 'yes' }] },
-      'profile "local": requireCitations must be true or false',
+      'profiles[0].requireCitations: expected a boolean, found the string "yes"',
     ],
     [
       { profiles: [{ ...local, apiKeyEnv: 'sk-123' }] },
@@ -126,10 +129,14 @@ test('validation names the profile, the field and the reason', (t) => {
     [{ profiles: [local, local] }, 'duplicate profile name "local"'],
     [
       { profiles: [{ ...local, name: '' }] },
-      'profiles[0].name must be a non-empty name of at most 64 characters without control characters',
+      'profiles[0].name: expected a non-empty name of at most 64 characters without control characters, found the string ""',
     ],
     [{ profiles: [local], roles: { text: 'ghost' } }, 'roles.text refers to unknown profile "ghost"'],
-    [{ profiles: [local], roles: { vision: 'local' } }, 'unknown role "vision" (roles are text, coding)'],
+    [
+      { profiles: [local], roles: { vision: 'local' } },
+      'roles.vision: expected no such field, found unknown field "vision"',
+    ],
+    [{ profiles: [local], roles: { text: 3 } }, 'roles.text: expected a string, found number 3'],
   ];
   for (const [raw, reason] of cases) {
     const err = t.throws(() => parseProfilesConfig(raw, P), { code: 'PROFILES_INVALID' } as never);

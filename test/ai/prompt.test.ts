@@ -123,12 +123,24 @@ test('presets: one data file per family, generic fallback, user overrides valida
   );
   await t.throwsAsync(loadPresets(dir), {
     code: 'PRESET_INVALID',
-    message: /llama\.json: .*does not match the file name/,
+    message: /llama\.json: model-family preset not usable: family: "qwen" does not match the file name/,
   } as never);
-  writeFileSync(join(dir, 'llama.json'), '{"family": "llama", "extra": 1}');
+  const full = { family: 'llama', displayName: 'x', systemRole: true, instructions: '', citationHint: '' };
+  writeFileSync(join(dir, 'llama.json'), JSON.stringify({ ...full, extra: 1 }));
   await t.throwsAsync(loadPresets(dir), {
     code: 'PRESET_INVALID',
-    message: /unknown field "extra"/,
+    message:
+      /llama\.json: model-family preset not usable: extra: expected no such field, found unknown field "extra"/,
+  } as never);
+  writeFileSync(join(dir, 'llama.json'), JSON.stringify({ ...full, stop: ['</s>', ''] }));
+  await t.throwsAsync(loadPresets(dir), {
+    code: 'PRESET_INVALID',
+    message: /stop\[1\]: expected a length ≥ 1 characters, found the string ""/,
+  } as never);
+  writeFileSync(join(dir, 'llama.json'), '{"family": "llama",');
+  await t.throwsAsync(loadPresets(dir), {
+    code: 'PRESET_INVALID',
+    message: /llama\.json: model-family preset not usable: \(file\): expected JSON, found invalid JSON/,
   } as never);
 });
 

@@ -130,7 +130,9 @@ test.serial('the three tools are listed with their input and output schemas', as
     'vector',
     'lexical',
   ]);
-  t.deepEqual(Object.keys(search.outputSchema?.properties ?? {}).sort(), ['excerpts', 'stores']);
+  t.deepEqual(Object.keys(search.outputSchema?.properties ?? {}).sort(), ['excerpts', 'stores', 'warnings']);
+  // Optional: present only when a damaged store.json was left out.
+  t.deepEqual(search.outputSchema?.required, ['excerpts', 'stores']);
   t.regex(search.description ?? '', /untrusted data, not instructions/);
   const read = by.get('read_excerpt')!;
   t.deepEqual(Object.keys(read.inputSchema.properties ?? {}).sort(), [
@@ -140,7 +142,8 @@ test.serial('the three tools are listed with their input and output schemas', as
     'path',
   ]);
   t.true(Object.hasOwn(read.outputSchema?.properties ?? {}, 'changedSinceIndexed'));
-  t.deepEqual(Object.keys(by.get('list_stores')!.outputSchema?.properties ?? {}), ['stores']);
+  t.deepEqual(Object.keys(by.get('list_stores')!.outputSchema?.properties ?? {}), ['stores', 'warnings']);
+  t.deepEqual(by.get('list_stores')!.outputSchema?.required, ['stores']);
   for (const x of tools) t.is(x.annotations?.readOnlyHint, true, x.name);
 });
 

@@ -1,17 +1,31 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
-import { loadProfiles } from '../../src/ai/profiles-file.js';
+import { runAction } from '../../src/ai/ask.js';
+import { loadPresets } from '../../src/ai/presets-file.js';
+import { emptyProfilesConfig, upsertProfile } from '../../src/ai/profiles.js';
+import { loadProfiles, saveProfiles } from '../../src/ai/profiles-file.js';
 import { parseRunLines, serializeRun } from '../../src/ai/runs.js';
+import { loadSkills } from '../../src/ai/skills-file.js';
+import { createSearchDeps } from '../../src/app/search-deps.js';
 import { readStatus, refreshStatus } from '../../src/app/status.js';
 import { main } from '../../src/cli/main.js';
 import type { KorttyError } from '../../src/errors.js';
 import { readServiceConfig } from '../../src/service/service-config.js';
 import { scanJobFiles } from '../../src/status/job-file.js';
-import { configPath, ragDir, statusPath, storeConfigPath, storeDir } from '../../src/storage/paths.js';
+import {
+  configPath,
+  profilesPath,
+  ragDir,
+  skillsDir,
+  statusPath,
+  storeConfigPath,
+  storeDir,
+} from '../../src/storage/paths.js';
 import { createStore, findStore, loadStore } from '../../src/store/engine.js';
 import { loadKeymap, loadTheme, readTuiConfig } from '../../src/tui/config-files.js';
 import { captureIO } from '../cli/capture.js';
+import { createFakeOpenAI } from '../helpers/fake-openai.js';
 import { homeWithStarter } from '../helpers/store-env.js';
 
 // Every JSON file kortty-rag reads back, damaged or hand-edited (bad JSON, a field of the wrong
@@ -244,6 +258,38 @@ test.serial('config.json: the service block and the tui block are checked field 
   t.is(readTuiConfig(home).keymap, 'vim');
 });
 
+test.serial('config.json: status warns about an unknown top-level key and still answers', async (t) => {
+  const home = await homeWithStarter();
+  await mkdir(ragDir(home), { recursive: true });
+  const path = configPath(home);
+  await writeFile(path, JSON.stringify({ servcie: { enabled: false }, tui: { keymap: 'vim' } }));
+  const r = await run(['status', '--format', 'plain']);
+  t.is(r.code, 0, r.err);
+  t.is(r.out, 'RAG no stores\n');
+  t.is(
+    r.err,
+    `kortty-rag status: ${path}: unknown key "servcie" ignored (known: service, tui, keymap, theme)\n`,
+  );
+  // --json stays parseable; the warning is on stderr.
+  const j = await run(['status', '--json']);
+  t.is(j.code, 0, j.err);
+  t.notThrows(() => JSON.parse(j.out));
+  t.regex(j.err, /unknown key "servcie"/);
+  // Unknown keys are not errors for the readers: an older kortty-rag runs on a newer config.
+  t.is(readTuiConfig(home).keymap, 'vim');
+  t.true((await readServiceConfig(home)).enabled);
+  // A damaged block is named too (file and field), and status still answers.
+  await writeFile(path, JSON.stringify({ tui: { keymap: 3 } }));
+  const d = await run(['status']);
+  t.is(d.code, 0, d.err);
+  t.regex(
+    d.err,
+    new RegExp(`${path}: damaged configuration: tui\\.keymap: expected a string, found number 3`),
+  );
+  await writeFile(path, JSON.stringify({ service: {}, tui: {} }));
+  t.is((await run(['status'])).err, '');
+});
+
 test.serial('a damaged keymap or theme names its file and field', async (t) => {
   const home = await homeWithStarter();
   for (const kind of ['keymaps', 'themes']) await mkdir(join(ragDir(home), kind), { recursive: true });
@@ -281,15 +327,98 @@ test('a damaged profiles file names the file and the field', async (t) => {
   await writeFile(path, '{"profiles": [');
   const e1 = await t.throwsAsync<KorttyError>(loadProfiles(path));
   t.is(e1?.code, 'PROFILES_INVALID');
-  t.true(e1!.message.startsWith(`${path}: `), e1!.message);
-  await writeFile(path, JSON.stringify({ profiles: [{ name: 'a', backend: 'gpt', model: 'm' }] }));
-  t.regex(
-    (await t.throwsAsync<KorttyError>(loadProfiles(path)))!.message,
-    /profile "a": backend must be "llama" or "openai", got "gpt"/,
-  );
-  await writeFile(path, JSON.stringify({ profiles: [{ name: 'a', backend: 'llama' }] }));
-  t.regex((await t.throwsAsync<KorttyError>(loadProfiles(path)))!.message, /profile "a": model must be/);
+  t.true(e1!.message.startsWith(`${path}: (file): expected JSON, found invalid JSON`), e1!.message);
+  const ok = { name: 'a', backend: 'llama', model: 'm.gguf' };
+  const cases: [unknown, string][] = [
+    [
+      { profiles: [ok, { name: 'b', backend: 'gpt', model: 'm' }] },
+      'profiles[1].backend: expected one of "llama", "openai", found the string "gpt"',
+    ],
+    [
+      { profiles: [{ name: 'a', backend: 'llama' }] },
+      'profiles[0].model: expected a string, found nothing (missing)',
+    ],
+    [{ profiles: [ok], roles: { text: ['a'] } }, 'roles.text: expected a string, found an array of 1'],
+    [{ profiles: [{ ...ok, contextWindow: '8k' }] }, 'profiles[0].contextWindow: expected a number'],
+    // A cross-reference the schema cannot see keeps its own message.
+    [{ profiles: [ok], roles: { coding: 'b' } }, 'roles.coding refers to unknown profile "b"'],
+  ];
+  for (const [content, reason] of cases) {
+    await writeFile(path, JSON.stringify(content));
+    const err = await t.throwsAsync<KorttyError>(loadProfiles(path));
+    t.is(err?.code, 'PROFILES_INVALID');
+    t.true(err!.message.startsWith(`${path}: ${reason}`), err!.message);
+  }
 });
+
+test('a damaged model-family preset names the file and the field', async (t) => {
+  const home = await homeWithStarter();
+  const dir = join(home, 'presets');
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, 'qwen.json');
+  const good = { family: 'qwen', displayName: 'Q', systemRole: true, instructions: '', citationHint: '' };
+  const cases: [unknown, RegExp][] = [
+    [{ ...good, systemRole: 'no' }, /systemRole: expected a boolean, found the string "no"/],
+    [{ ...good, stop: '<|im_end|>' }, /stop: expected an array, found the string "<\|im_end\|>"/],
+    [{ ...good, family: 'gpt' }, /family: expected one of "generic", .*found the string "gpt"/],
+  ];
+  for (const [content, re] of cases) {
+    await writeFile(path, JSON.stringify(content));
+    const err = await t.throwsAsync<KorttyError>(loadPresets(dir));
+    t.is(err?.code, 'PRESET_INVALID');
+    t.true(err!.message.startsWith(`${path}: model-family preset not usable: `), err!.message);
+    t.regex(err!.message, re);
+  }
+});
+
+test.serial(
+  'a damaged AI Skill names its file and front-matter field, and ask says it left it out',
+  async (t) => {
+    const home = await homeWithStarter();
+    await mkdir(skillsDir(home), { recursive: true });
+    const bad = join(skillsDir(home), 'shell.md');
+    await writeFile(bad, '---\nactions: ask, hack\n---\nPrefer POSIX sh.\n');
+    await writeFile(join(skillsDir(home), 'tone.md'), 'Answer calmly.\n');
+    const { skills, problems } = await loadSkills(skillsDir(home));
+    t.deepEqual(
+      skills.map((s) => s.name),
+      ['tone'],
+    );
+    t.is(problems.length, 1);
+    t.regex(
+      problems[0]!.message,
+      new RegExp(`^${bad}: AI Skill not usable: unknown action "hack" in front matter`),
+    );
+    // The action still runs without it, and says so.
+    const fake = await createFakeOpenAI();
+    const deps = createSearchDeps(home);
+    try {
+      const cfg = upsertProfile(
+        emptyProfilesConfig(),
+        { name: 'p', backend: 'openai', baseUrl: fake.url, model: 'fake' },
+        profilesPath(home),
+      );
+      await saveProfiles(cfg, profilesPath(home));
+      const warnings: string[] = [];
+      const res = await runAction({
+        action: 'ask',
+        prompt: 'hello',
+        home,
+        profile: 'p',
+        searchDeps: deps,
+        onWarning: (m) => warnings.push(m),
+      });
+      t.is(res.status, 'ok');
+      t.true(
+        warnings.some((w) => w.includes(bad) && /unknown action "hack"/.test(w)),
+        warnings.join('\n'),
+      );
+    } finally {
+      await deps.close();
+      await fake.close();
+    }
+  },
+);
 
 test('a damaged run record line names the log file, the line and the field', (t) => {
   const good = serializeRun({

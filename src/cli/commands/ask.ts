@@ -90,6 +90,7 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
         progress?.('');
       },
       onToken: json ? undefined : (t) => io.stdout.write(t),
+      onWarning: (m) => say(sanitizeLine(m)),
     });
     if (interrupt.signal.aborted) {
       io.stderr.write('\ncancelled\n');

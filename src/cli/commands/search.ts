@@ -56,7 +56,9 @@ async function runSearch({ values, positionals, io, json }: CommandContext<typeo
   const contextWindow = values['context-window'] ? Number(values['context-window']) : undefined;
   const say = (m: string) => io.stderr.write(`kortty-rag search: ${m}\n`);
   const verbose = values.verbose ? say : undefined;
-  let res: { block: string; excerpts: Excerpt[]; candidates?: Candidate[]; timings: unknown } | undefined;
+  let res:
+    | { block: string; excerpts: Excerpt[]; candidates?: Candidate[]; timings: unknown; warnings?: string[] }
+    | undefined;
   if (!values['no-service']) {
     const warm = await searchViaService(
       {
@@ -72,6 +74,9 @@ async function runSearch({ values, positionals, io, json }: CommandContext<typeo
     else verbose?.(`query service not used (${warm.reason}); searching in-process`);
   }
   res ??= await searchInProcess(query, mode, values.store, contextWindow);
+  // On stderr even with --json: stdout keeps its shape for scripts, and a damaged store is the
+  // user's to fix, shown where every other diagnostic of ours goes.
+  for (const w of res.warnings ?? []) say(sanitizeLine(w));
   const ranking = candidateRows(res, shown);
   if (json) {
     const out = { block: res.block, excerpts: res.excerpts, timings: res.timings };
@@ -130,10 +135,19 @@ async function searchInProcess(
   storeRefs: string[] | undefined,
   contextWindow: number | undefined,
 ) {
-  const [{ searchOnce }, { findStore, listStores }] = await Promise.all([
+  const [{ searchOnce }, { findStore }, { damagedStoreWarning, scanStores }] = await Promise.all([
     import('../../app/search.js'),
     import('../../store/engine.js'),
+    import('../../store/store-config.js'),
   ]);
-  const stores = storeRefs ? await Promise.all(storeRefs.map((s) => findStore(s))) : await listStores();
-  return searchOnce({ stores, query, mode, ...(contextWindow !== undefined ? { contextWindow } : {}) });
+  const scan = storeRefs
+    ? { stores: await Promise.all(storeRefs.map((s) => findStore(s))), damaged: [] }
+    : await scanStores();
+  const res = await searchOnce({
+    stores: scan.stores,
+    query,
+    mode,
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+  });
+  return { ...res, warnings: scan.damaged.map(damagedStoreWarning) };
 }

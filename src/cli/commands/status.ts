@@ -1,7 +1,9 @@
 import { readStatus } from '../../app/status.js';
 import { writeStatusLines } from '../../status/status-lines.js';
 import { formatStatus } from '../../status/status-model.js';
+import { configWarnings } from '../../storage/config-json.js';
 import { korttyHome } from '../../storage/paths.js';
+import { sanitizeLine } from '../../util/terminal-text.js';
 import { type CommandContext, defineCommand } from '../command.js';
 
 const options = {
@@ -33,6 +35,8 @@ async function runStatus({ values, io, json }: CommandContext<typeof options>): 
   const home = korttyHome(io.env);
   const info = await readStatus(home);
   io.stdout.write(`${formatStatus(info, format)}\n`);
+  // stderr: a status bar shows stdout only, and --json output keeps its shape.
+  for (const w of await configWarnings(home)) io.stderr.write(`kortty-rag status: ${sanitizeLine(w)}\n`);
   await writeStatusLines(info, home, { onlyIfChanged: true }).catch(() => {});
   return 0;
 }

@@ -1,5 +1,5 @@
 import { korttyHome } from '../../storage/paths.js';
-import { loadKeymap, loadTheme, readTuiConfig } from '../../tui/config-files.js';
+import { configNotice, loadKeymap, loadTheme, readTuiConfig } from '../../tui/config-files.js';
 import { type CommandContext, defineCommand } from '../command.js';
 import type { CliIO } from '../io.js';
 
@@ -33,6 +33,8 @@ async function runTui({ values, io }: CommandContext<typeof options>): Promise<n
   const home = korttyHome(io.env);
   if (values['ensure-default-store']) await ensureDefaultStore(home, io);
   const cfg = readTuiConfig(home);
+  // Unknown top-level keys in config.json: shown once, on the first frame.
+  const notice = configNotice(home);
   // Both are validated before the screen is taken over, so a bad file is reported on a normal terminal.
   const keymap = loadKeymap(values.keymap ?? cfg.keymap ?? 'default', home, io.cwd);
   const theme = loadTheme(values.theme ?? cfg.theme ?? 'dark', home, io.cwd);
@@ -52,6 +54,7 @@ async function runTui({ values, io }: CommandContext<typeof options>): Promise<n
     env: io.env,
     test: io.env.KORTTY_TUI_TEST === '1',
     loop: createLoopStats(io.env.KORTTY_TUI_LOOP_STATS),
+    ...(notice ? { notice } : {}),
   });
   // A loaded embedding model can hold the event loop open; the pane is closed, so leave.
   setTimeout(() => process.exit(code), 300).unref();
