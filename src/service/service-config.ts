@@ -3,6 +3,7 @@ import { serviceBlockSchema } from '../storage/config-json.js';
 import { readJsonFile } from '../storage/json-file.js';
 import { configPath } from '../storage/paths.js';
 import { checkJson } from '../util/json-check.js';
+import { DEFAULT_SERVICE_CONFIG, type ServiceConfig } from './service-defaults.js';
 
 // The query service's settings: the "service" object of $KORTTY_HOME/rag/config.json (its
 // schema, with the file's other blocks, is src/storage/config-json.ts).
@@ -14,15 +15,6 @@ import { checkJson } from '../util/json-check.js';
 
 /** The part of config.json read here; other blocks ("tui"…) belong to their own readers. */
 const configServicePartSchema = z.looseObject({ service: serviceBlockSchema.optional() });
-
-export type ServiceConfig = Required<z.infer<typeof serviceBlockSchema>>;
-
-export const DEFAULT_SERVICE_CONFIG: ServiceConfig = {
-  enabled: true,
-  idleMinutes: 15,
-  answerTimeoutMs: 1500,
-  startTimeoutMs: 3000,
-};
 
 /** Pure: the service settings from config.json's parsed content. */
 export function parseServiceConfig(raw: unknown, path: string): ServiceConfig {

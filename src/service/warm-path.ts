@@ -4,7 +4,7 @@ import { serviceDir, serviceSocketPath } from '../storage/paths.js';
 import { buildStamp } from './build-stamp.js';
 import { type CallOutcome, callService } from './client.js';
 import { checkSearchResult, type Request, type SearchArgs, type SearchResultWire } from './protocol.js';
-import { readServiceConfig } from './service-config.js';
+import { readServiceSettings } from './service-config-file.js';
 import { ensureServiceDir, inspectServiceDir, inspectSocket } from './socket-guard.js';
 
 // The client side of the warm path, for commands: use the running query service, start it when
@@ -47,9 +47,9 @@ async function request<T>(
   start = true,
 ): Promise<Warm<T>> {
   const { home } = opts;
-  let cfg: Awaited<ReturnType<typeof readServiceConfig>>;
+  let cfg: Awaited<ReturnType<typeof readServiceSettings>>;
   try {
-    cfg = await readServiceConfig(home);
+    cfg = await readServiceSettings(home);
   } catch (err) {
     opts.warn(`${(err as Error).message}; not using the query service`);
     return { ok: false, reason: (err as Error).message };

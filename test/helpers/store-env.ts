@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +14,22 @@ import { lexicalModel } from './models.js';
 // A fresh $KORTTY_HOME per test with the (generated, cached) starter model already in place, so
 // tests exercise the real model without regenerating it each time.
 
+// Every home holds a 26 MB model copy: a full run would leave gigabytes in /tmp. Each test file
+// runs in its own process, so its directories go when that process exits.
+const made: string[] = [];
+process.once('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary directory removed when this test process exits. */
+export async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 export async function freshHome(): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'kortty-home-'));
+  const home = await tempDir('kortty-home-');
   process.env.KORTTY_HOME = home;
   return home;
 }

@@ -7,7 +7,7 @@ import test from 'ava';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
 import { snapshotPath } from '../../src/storage/paths.js';
 import { addSources, createStore, findStore, updateSources } from '../../src/store/engine.js';
-import { homeWithStarter, prose, writeTree } from '../helpers/store-env.js';
+import { homeWithStarter, prose, tempDir, writeTree } from '../helpers/store-env.js';
 
 // A source folder is untrusted: between the scan and extraction (here: during the review step,
 // which is exactly that moment) a file or a directory is swapped for something else. Extraction
@@ -19,7 +19,7 @@ const MiB = 1024 * 1024;
 
 async function setup(files: Record<string, string>) {
   const home = await homeWithStarter();
-  const root = await mkdtemp(join(tmpdir(), 'kortty-hostile-src-'));
+  const root = await tempDir('kortty-hostile-src-');
   await writeTree(root, files);
   await createStore({ name: 'Docs', modelId: 'kortty-lexical-starter', roles: ['text'] }, home);
   await addSources('Docs', [{ kind: 'folder', path: root }], {}, home);
