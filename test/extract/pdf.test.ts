@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { type ExtractOptions, extractDocument } from '../../src/extract/extract.js';
+import { pidAlive } from '../../src/util/pid-alive.js';
 import {
   buildEmptyPdf,
   buildHeavyPdf,
@@ -45,15 +46,6 @@ async function expectSkip(t: import('ava').ExecutionContext, p: Promise<unknown>
 function tracked(opts: ExtractOptions = {}): ExtractOptions & { pids: number[] } {
   const pids: number[] = [];
   return { ...opts, pids, onChild: (pid) => pid && pids.push(pid) };
-}
-
-/** Whether a process is still alive (a zombie of ours counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
 }
 
 test('multi-page text PDF: one text per page, in page order', async (t) => {
@@ -125,7 +117,7 @@ test('a PDF that hangs the parser is killed at the timeout', async (t) => {
   t.regex(err.message, /loop-hang\.pdf: PDF parsing exceeded 1500 ms/);
   t.true(Date.now() - started >= 1500);
   t.is(opts.pids.length, 1);
-  t.false(alive(opts.pids[0]!), 'the child process was killed');
+  t.false(pidAlive(opts.pids[0]!), 'the child process was killed');
 });
 
 test('a PDF that exhausts the heap cap is stopped; the same cap parses a normal PDF', async (t) => {
@@ -134,7 +126,7 @@ test('a PDF that exhausts the heap cap is stopped; the same cap parses a normal 
   const err = await expectSkip(t, extractDocument(heavy, 'pdf', opts), 'pdf-timeout');
   t.regex(err.message, /heavy\.pdf: PDF parsing exceeded the 32 MiB memory cap/);
   t.is(opts.pids.length, 1);
-  t.false(alive(opts.pids[0]!));
+  t.false(pidAlive(opts.pids[0]!));
   const ok = await extractDocument(write('light.pdf', buildTextPdf(PAGES)), 'pdf', { pdfHeapMb: 32 });
   t.is(ok.kind === 'pages' ? ok.pages.length : 0, 3);
 });
@@ -153,12 +145,12 @@ test('while a parser hangs this process stays responsive; aborting cancels and k
   const other = await extractDocument(write('meanwhile.pdf', buildTextPdf(PAGES)), 'pdf');
   t.is(other.kind === 'pages' ? other.pages.length : 0, 3);
   t.false(settled, 'the hung parse is still pending');
-  t.true(alive(opts.pids[0]!), 'and its child still runs');
+  t.true(pidAlive(opts.pids[0]!), 'and its child still runs');
   ac.abort();
   const err = (await t.throwsAsync(pending)) as { code?: string };
   t.is(err.code, 'EXTRACT_CANCELLED');
   t.is(opts.pids.length, 1);
-  t.false(alive(opts.pids[0]!));
+  t.false(pidAlive(opts.pids[0]!));
 });
 
 test('a missing PDF is a read error, not a parser crash', async (t) => {

@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { type ExtractOptions, extractDocument } from '../../src/extract/extract.js';
+import { pidAlive } from '../../src/util/pid-alive.js';
 import { deepHtml, docxBomb } from '../helpers/hostile-docs.js';
 import { buildDocx } from './docx-fixture.js';
 
@@ -29,14 +30,6 @@ function tracked(opts: ExtractOptions = {}): ExtractOptions & { pids: number[] }
   return { ...opts, pids, onChild: (pid) => pid && pids.push(pid) };
 }
 
-function alive(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
 async function skipOf(p: Promise<unknown>) {
   const err = (await p.then(
     () => undefined,
@@ -57,7 +50,7 @@ test.serial('HTML and .docx share one reused child; a failed document gets a fre
   t.is(new Set(o1.pids).size, 1, 'one child for all three');
   const bad = await skipOf(extractDocument(write('deep.html', deepHtml(6000)), 'html', o1));
   t.is(bad.reason, 'html-invalid');
-  t.false(alive(o1.pids.at(-1)!), 'the child that failed a document was stopped');
+  t.false(pidAlive(o1.pids.at(-1)!), 'the child that failed a document was stopped');
   const o2 = tracked();
   const doc = await extractDocument(write('d.html', '<p>four</p>'), 'html', o2);
   t.deepEqual(doc, { kind: 'lines', text: 'four', sourceLines: false });
@@ -69,7 +62,7 @@ test.serial('a conversion past its time limit is stopped and the document skippe
   const r = await skipOf(extractDocument(write('slow.html', slowHtml()), 'html', o));
   t.is(r.reason, 'extract-limit', r.message);
   t.regex(r.message, /slow\.html: HTML conversion exceeded 300 ms; the extractor was stopped/);
-  t.false(alive(o.pids[0]!));
+  t.false(pidAlive(o.pids[0]!));
 });
 
 test.serial(
@@ -117,7 +110,7 @@ test.serial('cancelling a conversion kills its child at once', async (t) => {
   const r = await skipOf(pending);
   t.is(r.code, 'EXTRACT_CANCELLED');
   t.true(Date.now() - t0 < 5000);
-  t.false(alive(o.pids[0]!));
+  t.false(pidAlive(o.pids[0]!));
 });
 
 test.serial('an idle reused child never keeps its parent process alive', async (t) => {

@@ -18,3 +18,14 @@ export async function waitFor<T>(
     await sleep(everyMs);
   }
 }
+
+/** Rejects when `p` has not settled after `ms` (a hang fails the test instead of stalling it). */
+export function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not end within ${ms} ms`)), ms);
+    }),
+  ]);
+}

@@ -11,6 +11,7 @@ import { createDefaultPorts } from '../../src/store/default-ports.js';
 import { addSources, createStore, findStore, updateSources } from '../../src/store/engine.js';
 import type { SyncResult } from '../../src/store/index-job.js';
 import { homeWithStarter, prose } from '../helpers/store-env.js';
+import { deadline } from '../helpers/wait.js';
 import { check, createRow, type SuiteRow, scratchDirSync } from './common.js';
 
 // A hostile folder: a separate process (swapper.ts) swaps directories and files of a source for
@@ -33,16 +34,6 @@ export interface HostileFsOptions {
   /** Longest a single sync may take (default 120 s). */
   syncDeadlineMs?: number;
   log?: (line: string) => void;
-}
-
-function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} did not end within ${ms} ms`)), ms);
-    }),
-  ]);
 }
 
 interface Swapper {

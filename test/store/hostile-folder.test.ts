@@ -8,6 +8,7 @@ import { openSnapshot } from '../../src/index/snapshot-io.js';
 import { snapshotPath } from '../../src/storage/paths.js';
 import { addSources, createStore, findStore, updateSources } from '../../src/store/engine.js';
 import { homeWithStarter, prose, tempDir, writeTree } from '../helpers/store-env.js';
+import { deadline } from '../helpers/wait.js';
 
 // A source folder is untrusted: between the scan and extraction (here: during the review step,
 // which is exactly that moment) a file or a directory is swapped for something else. Extraction
@@ -31,17 +32,6 @@ const tree = {
   'sub/b.md': prose('bicycles', 20, 2),
   'sub/victim.md': prose('victims', 20, 3),
 };
-
-/** Rejects when `p` has not settled after `ms` (a hang fails the test instead of stalling it). */
-function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} did not end within ${ms} ms`)), ms);
-    }),
-  ]);
-}
 
 /** Bytes this process has read through read(2) and friends so far. */
 const bytesRead = () => Number(/^rchar: (\d+)/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
