@@ -14,13 +14,14 @@ import {
   openSubdir,
 } from './dir-handle.js';
 import { decodeName, escapeBytes } from './display-name.js';
+import { entryRule } from './entry-rules.js';
 import { detectFormat, unsupportedReason } from './formats.js';
-import { gitignoreVerdict, type IgnoreFrame } from './gitignore.js';
+import type { IgnoreFrame } from './gitignore.js';
 import { ancestorFrames, dirFrames } from './gitignore-files.js';
 import { readCandidate } from './read-candidate.js';
 import { lstatQuiet, openNoFollow, readLinkDisplay } from './read-file.js';
 import { expectRootKind, kindName, rootStat } from './root-stat.js';
-import { createGlobRules, type GlobRules, isExcludedDir, isHidden } from './rules.js';
+import { createGlobRules, type GlobRules } from './rules.js';
 import { due, finish, pause, type WalkContext } from './walk-context.js';
 import { fsErrorEntry, skippedEntry, type WalkEntry } from './walk-entry.js';
 
@@ -245,13 +246,14 @@ function verdict(
   ignoreNote: string | null,
 ): Verdict {
   const isDir = type === 'dir';
-  if (isDir && isExcludedDir(name)) {
+  const rule = entryRule(name, rel, isDir, frames, w.globs);
+  if (rule.step === 'excluded-dir') {
     return {
       reason: 'excluded-dir',
       why: `${name}/ is a metadata, dependency, build, cache or IDE directory; not entered`,
     };
   }
-  if (isHidden(name)) {
+  if (rule.step === 'hidden') {
     const note =
       name === '.gitignore' && ignoreNote ? `; its ignore rules could not be read (${ignoreNote})` : '';
     return { reason: 'hidden', why: `hidden ${isDir ? 'directory' : 'path'}${note}` };
@@ -267,17 +269,21 @@ function verdict(
     const st = lstatQuiet(at);
     return { reason: 'special-file', why: `${st ? kindName(st) : 'special file'}; not opened` };
   }
-  if (frames.length > 0) {
-    const g = gitignoreVerdict(frames, rel, isDir);
-    if (g.ignored) return { reason: 'gitignored', why: `ignored by ${g.source} (pattern "${g.pattern}")` };
+  switch (rule.step) {
+    case 'gitignored':
+      return {
+        reason: 'gitignored',
+        why: `ignored by ${rule.match.source} (pattern "${rule.match.pattern}")`,
+      };
+    case 'excluded-by-glob':
+      return { reason: 'excluded-by-glob', why: 'matches an exclude glob of this source' };
+    case 'descend':
+      return DESCEND;
+    case 'unsupported-format':
+      return { reason: 'unsupported-format', why: unsupportedReason(name) };
+    case 'not-included':
+      return { reason: 'not-included', why: 'not matched by the include globs of this source' };
+    case 'index':
+      return { format: rule.format };
   }
-  if (w.globs.excluded(rel, isDir))
-    return { reason: 'excluded-by-glob', why: 'matches an exclude glob of this source' };
-  if (isDir) return DESCEND;
-  const format = detectFormat(name);
-  // The allowlist first: include globs can only narrow it (spec).
-  if (!format) return { reason: 'unsupported-format', why: unsupportedReason(name) };
-  if (!w.globs.included(rel))
-    return { reason: 'not-included', why: 'not matched by the include globs of this source' };
-  return { format };
 }

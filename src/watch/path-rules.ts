@@ -1,11 +1,12 @@
-import { detectFormat } from '../scan/formats.js';
-import { gitignoreVerdict, type IgnoreFrame } from '../scan/gitignore.js';
+import { entryRule } from '../scan/entry-rules.js';
+import type { IgnoreFrame } from '../scan/gitignore.js';
 import { type GlobRules, isExcludedDir, isHidden } from '../scan/rules.js';
 
 // Pure: does a change at this path matter to a source? The rules and their order are the
-// scanner's (walk.ts): excluded directory names, hidden names, .gitignore rules, exclude globs,
-// then for files the format allowlist and include globs. The watcher uses the same answer to
-// prune what it watches (directories) and to drop events the next scan would skip anyway (files).
+// scanner's own (scan/entry-rules.ts): excluded directory names, hidden names, .gitignore rules,
+// exclude globs, then for files the format allowlist and include globs. The watcher uses the same
+// answer to prune what it watches (directories) and to drop events the next scan would skip
+// anyway (files).
 // A `.gitignore` is hidden, so the scanner never indexes it, but it changes what is indexed: it
 // is the one hidden name that counts as a change (and invalidates the cached rules).
 
@@ -66,18 +67,18 @@ export function pathVerdict(rel: string, kind: PathKind, ctx: PathContext): Path
   }
   const name = parts[parts.length - 1]!;
   const isDir = kind === 'dir';
-  if (isDir && isExcludedDir(name)) return { relevant: false, why: 'excluded-dir' };
-  if (isHidden(name))
-    return !isDir && name === '.gitignore'
-      ? { relevant: true, rules: true }
-      : { relevant: false, why: 'hidden' };
-  if (ctx.frames.length > 0 && gitignoreVerdict(ctx.frames, rel, isDir).ignored)
-    return { relevant: false, why: 'gitignored' };
-  if (ctx.globs.excluded(rel, isDir)) return { relevant: false, why: 'excluded-by-glob' };
-  if (isDir) return { relevant: true };
-  if (!detectFormat(name)) return { relevant: false, why: 'unsupported-format' };
-  if (!ctx.globs.included(rel)) return { relevant: false, why: 'not-included' };
-  return { relevant: true };
+  const rule = entryRule(name, rel, isDir, ctx.frames, ctx.globs);
+  switch (rule.step) {
+    case 'descend':
+    case 'index':
+      return { relevant: true };
+    case 'hidden':
+      return !isDir && name === '.gitignore'
+        ? { relevant: true, rules: true }
+        : { relevant: false, why: 'hidden' };
+    default:
+      return { relevant: false, why: rule.step };
+  }
 }
 
 /** The root-relative directory whose entries `rel` belongs to (`''` for top-level names). */
