@@ -3,6 +3,7 @@ import type { LlamaEmbeddingContext, Token } from 'node-llama-cpp';
 import { createError, isKorttyError } from '../errors.js';
 import type { ModelFingerprint } from '../types.js';
 import { usableCores } from '../util/cores.js';
+import { EMBED_BATCH } from './batch.js';
 import { computeFingerprint, describeFingerprint, fingerprintDiff } from './fingerprint.js';
 import { acquireModel } from './llama-runtime.js';
 import { type ModelInfo, readModelInfo } from './model-info.js';
@@ -31,7 +32,6 @@ export { type ModelInfo, readModelInfo } from './model-info.js';
 //   thread still reads it (SIGSEGV in llama_pooling_type). Cancelling a batch therefore waits for
 //   the calls already running on the other contexts, and close() waits for every call in flight.
 
-export const EMBED_BATCH = 32;
 export const MAX_CONTEXT = 2048;
 
 export interface EmbedderOptions {

@@ -1,3 +1,4 @@
+import { EMBED_BATCH } from '../embed/batch.js';
 import { createError, isKorttyError } from '../errors.js';
 import type { SnapshotChunk, SnapshotDoc } from '../index/snapshot-types.js';
 import { chunkId } from '../index/snapshot-types.js';
@@ -8,8 +9,6 @@ import { planEmbedding, reusableVectors } from './vector-reuse.js';
 
 // Phases: extract and chunk the new and changed documents, then give each chunk a vector: the
 // old one where its text is already in the snapshot, else a new one from the model.
-
-export const EMBED_BATCH = 32;
 
 export interface BuiltDocs {
   /** Re-chunked documents by docKey; their chunks get vectors in `embedChunks`. */
