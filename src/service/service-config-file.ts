@@ -1,17 +1,32 @@
-import { access } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { configPath } from '../storage/paths.js';
 import { DEFAULT_SERVICE_CONFIG, type ServiceConfig } from './service-defaults.js';
 
 // Every `search`/`ask` reads the service settings before it talks to the service. Without a
-// config.json (the usual case) they are the defaults, and the schema, with zod's ~50 ms of
-// module loading, is only loaded when there is a file to check.
+// "service" block in config.json (the usual case: no file, or only the TUI's settings) they are
+// the defaults, and the block's schema, with zod's ~35–55 ms of module loading, is loaded only when
+// there is a block to check. The file's other blocks are checked by their own readers.
 
 export async function readServiceSettings(home: string): Promise<ServiceConfig> {
+  let text: string;
   try {
-    await access(configPath(home));
+    text = await readFile(configPath(home), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ...DEFAULT_SERVICE_CONFIG };
-    // Anything else (a permission problem) is reported by the full reader, naming the file.
+    text = ''; // unreadable: the full reader reports it, naming the file
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined; // damaged: the full reader reports it with the file and position
+  }
+  if (
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    !Object.hasOwn(parsed, 'service')
+  )
+    return { ...DEFAULT_SERVICE_CONFIG };
   return (await import('./service-config.js')).readServiceConfig(home);
 }
