@@ -8,6 +8,7 @@ import test from 'ava';
 import { type ExtractOptions, extractDocument } from '../../src/extract/extract.js';
 import { pidAlive } from '../../src/util/pid-alive.js';
 import { deepHtml, docxBomb } from '../helpers/hostile-docs.js';
+import { waitFor } from '../helpers/wait.js';
 import { buildDocx } from './docx-fixture.js';
 
 // The extraction children on real documents: HTML and .docx share one reused child, which is
@@ -105,7 +106,8 @@ test.serial('cancelling a conversion kills its child at once', async (t) => {
   const ac = new AbortController();
   const o = tracked({ signal: ac.signal });
   const pending = extractDocument(write('slow2.html', slowHtml().repeat(4)), 'html', o);
-  setTimeout(() => ac.abort(), 200);
+  // Abort once the conversion child is running, whatever the machine's speed.
+  void waitFor(() => o.pids.length > 0, 'the conversion child to start').then(() => ac.abort());
   const t0 = Date.now();
   const r = await skipOf(pending);
   t.is(r.code, 'EXTRACT_CANCELLED');
