@@ -210,6 +210,16 @@ export interface Candidate extends ChunkLocation {
   chunkId: string;
   /** sha256 of the complete source document the chunk came from (for stale-citation checks). */
   contentSha256: string;
+  /** Why the lexical ranking scored this chunk (set by lexical search; shown by `search --explain`). */
+  explain?: LexicalExplain;
+}
+
+/** The lexical score of one chunk taken apart: which query terms matched, and each signal's share. */
+export interface LexicalExplain {
+  /** Query terms (as indexed: stems or whole tokens) found in the chunk, in query order. */
+  matched: string[];
+  /** Each signal's share of the chunk's lexical score (the shares sum to 1 when the score is > 0). */
+  shares: { title: number; headings: number; body: number; proximity: number };
 }
 
 /** A candidate that made it into the block, with its marker (`R1`, shown as `[R1]`). */

@@ -64,7 +64,23 @@ export interface SearchRequest<S extends SearchableStore = SearchableStore> {
   firstMarker?: number;
 }
 
+/** A store left out of a search because it could not be searched; the others still answer. */
+export interface StoreFailure {
+  storeId: string;
+  storeName: string;
+  /** `damaged`: its snapshot cannot be read; `unreachable`: its Qdrant server did not answer in time. */
+  kind: 'damaged' | 'unreachable';
+  /** One line: what failed (file or server and why). */
+  reason: string;
+  /** What the user can do, e.g. `kortty-rag store rebuild NAME`. */
+  fix: string;
+}
+
 export interface SearchResult {
+  /** The query retrieval actually used (the user's text shaped for search; see query shaping). */
+  shapedQuery: string;
+  /** Stores left out of this search, each with its reason and fix. */
+  failedStores: StoreFailure[];
   excerpts: Excerpt[];
   /** The exact block a model would receive ('' when nothing was found). */
   block: string;
@@ -168,7 +184,7 @@ export async function search<S extends SearchableStore>(
   );
   const block = renderContextBlock(excerpts);
   timings.assembleMs = performance.now() - t2;
-  return { excerpts, block, candidates, timings };
+  return { shapedQuery: query, failedStores: [], excerpts, block, candidates, timings };
 }
 
 /** Stores whose fingerprints are equal embed into the same space: their cosines compare. */
