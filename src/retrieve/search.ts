@@ -62,6 +62,8 @@ export interface SearchRequest<S extends SearchableStore = SearchableStore> {
   contextWindow?: number;
   fusion?: FusionOptions;
   firstMarker?: number;
+  /** Shape the query for retrieval (drop prompts, escapes, timestamps, …); default true. */
+  shape?: boolean;
 }
 
 /** A store left out of a search because it could not be searched; the others still answer. */
