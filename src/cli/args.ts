@@ -1,22 +1,23 @@
 import type { Role } from '../types.js';
+import type { NumberRange } from '../util/ranges.js';
 import type { OptionSpec } from './command.js';
 
-// Option value checks and conversions shared by commands. The checks run in the command layer
+// Option ranges, value checks and conversions shared by commands. The checks run in the command layer
 // before a handler (a bad value is a usage error, exit 2); the conversions then cannot fail.
 
-/** Check: a whole number ≥ min. */
-export const wholeNumber =
-  (min = 0) =>
-  (v: string): string | undefined => {
-    const n = Number(v);
-    return v.trim() !== '' && Number.isInteger(n) && n >= min ? undefined : `not a whole number >= ${min}`;
-  };
+/** A whole number of `unit` from `min` to `max`. */
+export const wholeRange = (min: number, max: number, unit?: string): NumberRange => ({
+  min,
+  max,
+  integer: true,
+  ...(unit ? { unit } : {}),
+});
 
-/** Check: a positive number (of MiB). */
-export const positiveNumber = (v: string): string | undefined => {
-  const n = Number(v);
-  return v.trim() !== '' && Number.isFinite(n) && n > 0 ? undefined : 'not a positive number';
-};
+/** --max-file-size: the scanner's per-file limit (1 MiB..1 GiB), given in MiB. */
+export const FILE_SIZE_RANGE: NumberRange = { min: 1, max: 1024, unit: 'MiB' };
+
+/** A target model's context window (the profile schema's upper bound). */
+export const CONTEXT_WINDOW_RANGE = wholeRange(1, 16 * 1024 * 1024, 'tokens');
 
 export const ROLE_WORDS = ['text', 'coding', 'both'] as const;
 

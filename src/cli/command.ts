@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createError, isKorttyError } from '../errors.js';
+import { type NumberRange, rangeProblem } from '../util/ranges.js';
 import type { CliIO } from './io.js';
 
 // The command-definition layer: each command is a record (name, summary, positionals, options,
@@ -17,6 +18,11 @@ export interface OptionSpec {
   help: string;
   /** The accepted values, checked before the handler runs. */
   choices?: readonly string[];
+  /**
+   * A number option's range, checked before the handler runs. Every duration or count has one:
+   * a value outside it is a usage error naming the option and the range, never clamped.
+   */
+  range?: NumberRange;
   /** Why a value is not accepted (checked before the handler runs), or undefined when it is. */
   check?: (value: string) => string | undefined;
 }
@@ -149,7 +155,7 @@ export function parseCommand(c: Command, argv: string[]): Parsed {
       if (o.choices && !o.choices.includes(one)) {
         throw usageError(`--${name} ${quote(one)} is not one of ${o.choices.join(', ')}`);
       }
-      const why = o.check?.(one);
+      const why = (o.range && rangeProblem(one, o.range)) || o.check?.(one);
       if (why) throw usageError(`--${name} ${quote(one)}: ${why}`);
     }
   }

@@ -73,6 +73,7 @@ function optionLines(c: Command): string[] {
   const rows = Object.entries(allOptions(c)).map(([name, o]) => {
     const extra = [
       o.choices ? o.choices.join('|') : '',
+      o.range ? `${o.range.min}..${o.range.max}` : '',
       o.default !== undefined && o.type === 'string' ? `default ${String(o.default)}` : '',
       o.multiple ? 'repeatable' : '',
     ].filter(Boolean);

@@ -2,10 +2,12 @@ import { chmod, lstat, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createError, isKorttyError } from '../errors.js';
 import { startStatusLineKeeper } from '../status/status-file.js';
+import { SERVICE_RANGES } from '../storage/config-json.js';
 import { acquireLock, readOwner, type StoreLock } from '../storage/lock.js';
 import { serviceDir, serviceLockPath, serviceSocketPath } from '../storage/paths.js';
 import { scanStores } from '../store/store-config.js';
 import { pidAlive } from '../util/pid-alive.js';
+import { rangeProblem } from '../util/ranges.js';
 import { buildStamp } from './build-stamp.js';
 import { createQueryHandler, type Deps, type ServiceInfo } from './query-service.js';
 import { createSocketServer } from './server.js';
@@ -55,6 +57,13 @@ async function sweepTempSockets(dir: string): Promise<void> {
 export async function startQueryService(opts: HostOptions): Promise<RunningService> {
   const log = opts.log ?? (() => {});
   const { home } = opts;
+  // Refused, never clamped: an idle timer past Node's limit would fire at once.
+  const idleWhy = rangeProblem(String(opts.idleMinutes), SERVICE_RANGES.idleMinutes);
+  if (idleWhy)
+    throw createError('INVALID_ARGUMENT', {
+      name: 'idleMinutes',
+      reason: `${idleWhy}, got ${opts.idleMinutes}`,
+    });
   const socketPath = serviceSocketPath(home);
   await ensureServiceDir(serviceDir(home));
 

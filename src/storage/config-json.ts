@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkJson } from '../util/json-check.js';
+import { type NumberRange, timerMax } from '../util/ranges.js';
 import { sanitizeLine } from '../util/terminal-text.js';
 import { readJsonFile } from './json-file.js';
 import { configPath } from './paths.js';
@@ -12,18 +13,25 @@ import { configPath } from './paths.js';
 //   {"service": {"enabled": true, "idleMinutes": 15, "answerTimeoutMs": 1500, "startTimeoutMs": 3000},
 //    "tui": {"keymap": "vim", "theme": "light"}}
 
-const number = (min: number, max: number) => z.number().min(min).max(max);
+/** Every number of the file has its range here (durations stay within Node's timer limit). */
+export const SERVICE_RANGES = {
+  idleMinutes: { min: 0.001, max: Math.min(7 * 24 * 60, timerMax(60_000)), unit: 'minutes' },
+  answerTimeoutMs: { min: 50, max: 600_000, unit: 'ms' },
+  startTimeoutMs: { min: 50, max: 600_000, unit: 'ms' },
+} as const satisfies Record<string, NumberRange>;
+
+const number = (r: NumberRange) => (r.integer ? z.int() : z.number()).min(r.min).max(r.max);
 
 /** "service": the query service; every setting is optional (a missing one is the default). */
 export const serviceBlockSchema = z.strictObject({
   /** false: commands never start or use the service and always work in-process. */
   enabled: z.boolean().optional(),
   /** A standalone service exits after this long without a request; a hosted one unloads models. */
-  idleMinutes: number(0.001, 7 * 24 * 60).optional(),
+  idleMinutes: number(SERVICE_RANGES.idleMinutes).optional(),
   /** A service that sends nothing for this long (no "accepted", no heartbeat) is treated as hung. */
-  answerTimeoutMs: number(50, 600_000).optional(),
+  answerTimeoutMs: number(SERVICE_RANGES.answerTimeoutMs).optional(),
   /** How long a command waits for a service it has just started before working in-process. */
-  startTimeoutMs: number(50, 600_000).optional(),
+  startTimeoutMs: number(SERVICE_RANGES.startTimeoutMs).optional(),
 });
 
 /** "tui": the keymap and theme by name or path. */

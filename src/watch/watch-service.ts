@@ -4,6 +4,7 @@ import { korttyHome, watcherLockPath } from '../storage/paths.js';
 import { dataDirConflict } from '../store/data-dir.js';
 import { listStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
+import { MAX_TIMER_MS, rangeProblem } from '../util/ranges.js';
 import type { WatchEvent } from './events.js';
 import { detectNetworkFs } from './fs-probe.js';
 import { createLimitedNotes, type LimitedNotes } from './limited-notes.js';
@@ -70,7 +71,30 @@ interface Daemon {
   ticking: Promise<void> | null;
 }
 
+/** The watcher's settings and their ranges: a timer past Node's limit would fire every 1 ms. */
+const SETTING_RANGES = {
+  reconcileMs: { min: 1, max: MAX_TIMER_MS, unit: 'ms' },
+  pollMs: { min: 1, max: MAX_TIMER_MS, unit: 'ms' },
+  quietMs: { min: 0, max: MAX_TIMER_MS, unit: 'ms' },
+  maxDelayMs: { min: 0, max: MAX_TIMER_MS, unit: 'ms' },
+} as const;
+
+function checkSettings(opts: WatchOptions): void {
+  const given: Record<keyof typeof SETTING_RANGES, number | undefined> = {
+    reconcileMs: opts.reconcileMs,
+    pollMs: opts.pollMs,
+    quietMs: opts.schedule?.quietMs,
+    maxDelayMs: opts.schedule?.maxDelayMs,
+  };
+  for (const [name, v] of Object.entries(given)) {
+    const why =
+      v === undefined ? undefined : rangeProblem(String(v), SETTING_RANGES[name as keyof typeof given]);
+    if (why) throw createError('INVALID_ARGUMENT', { name, reason: `${why}, got ${v}` });
+  }
+}
+
 export async function startWatchService(opts: WatchOptions = {}): Promise<WatchService> {
+  checkSettings(opts);
   const home = opts.home ?? korttyHome();
   const lock = await takeWatcherLock(home);
   const d: Daemon = {

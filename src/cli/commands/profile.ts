@@ -1,6 +1,7 @@
+import { MAX_CONTEXT_WINDOW, MIN_CONTEXT_WINDOW } from '../../app/limits.js';
 import { loadProfiles, saveProfiles, setRole, upsertProfile } from '../../app/profiles.js';
 import { profilesPath } from '../../storage/paths.js';
-import { parseRoles, roleOption, wholeNumber } from '../args.js';
+import { parseRoles, roleOption, wholeRange } from '../args.js';
 import { type CommandGroup, defineCommand, usageError } from '../command.js';
 import { table } from '../progress.js';
 
@@ -31,7 +32,7 @@ kortty-rag profile add NAME --backend llama --model PATH.gguf [options]`,
       type: 'string',
       value: 'N',
       help: "the model's context window in tokens (default 8192)",
-      check: wholeNumber(1),
+      range: wholeRange(MIN_CONTEXT_WINDOW, MAX_CONTEXT_WINDOW, 'tokens'),
     },
     family: { type: 'string', value: 'F', help: 'model-family preset (default generic)' },
     'require-citations': { type: 'boolean', help: 'reject answers that cite no retrieved marker' },

@@ -2,11 +2,17 @@ import { formatSourceRef } from '../../app/present.js';
 import { recentRuns, runOrigin } from '../../app/runs.js';
 import { listStores } from '../../store/store-config.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
-import { wholeNumber } from '../args.js';
+import { wholeRange } from '../args.js';
 import { type CommandContext, defineCommand } from '../command.js';
 
 const options = {
-  last: { type: 'string', value: 'N', help: 'how many recent runs', default: '10', check: wholeNumber(1) },
+  last: {
+    type: 'string',
+    value: 'N',
+    help: 'how many recent runs',
+    default: '10',
+    range: wholeRange(1, 1_000_000, 'runs'),
+  },
 } as const;
 
 // Recent AI actions with the excerpts they were given; a citation whose document changed since

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { MiB } from '../../app/limits.js';
 import { detectSourceKind, reviewToLines, scanSources } from '../../app/scan.js';
-import { positiveNumber } from '../args.js';
+import { FILE_SIZE_RANGE } from '../args.js';
 import { defineCommand } from '../command.js';
 
 // `kortty-rag scan PATH...`: the review table of a would-be source, as a dry run that writes nothing.
@@ -22,8 +22,8 @@ export const definition = defineCommand({
     'max-file-size': {
       type: 'string',
       value: 'MIB',
-      help: 'per-file limit in MiB, 1..1024 (default 50)',
-      check: positiveNumber,
+      help: 'per-file limit in MiB (default 50)',
+      range: FILE_SIZE_RANGE,
     },
   },
   notes: `Walks each PATH (a file or a folder) as a source would, and prints one row per visited entry

@@ -4,7 +4,7 @@ import { searchViaService } from '../../app/warm.js';
 import { korttyHome } from '../../storage/paths.js';
 import type { Candidate, Excerpt } from '../../types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
-import { wholeNumber } from '../args.js';
+import { CONTEXT_WINDOW_RANGE, wholeRange } from '../args.js';
 import { type CommandContext, defineCommand, usageError } from '../command.js';
 
 // Only what the warm path needs is imported up front: when the query service answers, this process
@@ -23,13 +23,13 @@ const options = {
     type: 'string',
     value: 'N',
     help: "the target model's context window in tokens (bounds the excerpts)",
-    check: wholeNumber(1),
+    range: CONTEXT_WINDOW_RANGE,
   },
   candidates: {
     type: 'string',
     value: 'N',
     help: 'also show the first N of the fused ranking the excerpts were chosen from',
-    check: wholeNumber(0),
+    range: wholeRange(0, 1000, 'candidates'),
   },
   verbose: { type: 'boolean', help: 'say whether the query service or this process answered' },
   'no-service': { type: 'boolean', help: 'search in this process, not through the query service' },

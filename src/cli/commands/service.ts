@@ -1,7 +1,7 @@
 import { isKorttyError } from '../../errors.js';
+import { SERVICE_RANGES } from '../../storage/config-json.js';
 import { korttyHome, serviceSocketPath } from '../../storage/paths.js';
-import { positiveNumber } from '../args.js';
-import { type CommandGroup, defineCommand } from '../command.js';
+import { type CommandGroup, defineCommand, usageError } from '../command.js';
 import type { CliIO } from '../io.js';
 
 const run = defineCommand({
@@ -12,7 +12,7 @@ const run = defineCommand({
       type: 'string',
       value: 'N',
       help: 'exit after N minutes without a request (default 15, or "service": {"idleMinutes": N} in config.json)',
-      check: positiveNumber,
+      range: SERVICE_RANGES.idleMinutes,
     },
   },
   async run({ values, io }) {
@@ -73,7 +73,14 @@ search and ask start it on first use; it exits after --idle-minutes without a re
 
 async function runService(home: string, idleFlag: string | undefined, io: CliIO): Promise<number> {
   const { readServiceConfig } = await import('../../app/warm.js');
-  const cfg = await readServiceConfig(home);
+  let cfg: Awaited<ReturnType<typeof readServiceConfig>>;
+  try {
+    cfg = await readServiceConfig(home);
+  } catch (err) {
+    // A setting out of its range is refused like the option would be, never clamped.
+    if (isKorttyError(err, 'FILE_INVALID')) throw usageError(err.message);
+    throw err;
+  }
   const idleMinutes = idleFlag !== undefined ? Number(idleFlag) : cfg.idleMinutes;
   const log = (m: string) => io.stdout.write(`${new Date().toISOString()} ${m}\n`);
   const { startQueryService } = await import('../../app/query-service.js');

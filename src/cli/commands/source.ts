@@ -12,7 +12,7 @@ import {
 } from '../../store/engine.js';
 import type { Review } from '../../types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
-import { parseSync, positiveNumber, SYNC_WORDS } from '../args.js';
+import { FILE_SIZE_RANGE, parseSync, SYNC_WORDS } from '../args.js';
 import { type CommandGroup, defineCommand } from '../command.js';
 import { askYesNo, createInterrupt, type Interrupt } from '../interrupt.js';
 import type { CliIO } from '../io.js';
@@ -37,7 +37,7 @@ const add = defineCommand({
       type: 'string',
       value: 'MIB',
       help: 'per-file limit in MiB (default 50)',
-      check: positiveNumber,
+      range: FILE_SIZE_RANGE,
     },
     yes: yesOption,
   },

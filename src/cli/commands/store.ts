@@ -11,7 +11,7 @@ import {
 } from '../../store/engine.js';
 import type { StoreConfig } from '../../store/store-types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
-import { parseRoles, roleOption, wholeNumber } from '../args.js';
+import { parseRoles, roleOption, wholeRange } from '../args.js';
 import { type CommandGroup, defineCommand, usageError } from '../command.js';
 import type { CliIO } from '../io.js';
 import { runCliJob } from '../job-runner.js';
@@ -34,20 +34,20 @@ const create = defineCommand({
     'chunk-size': {
       type: 'string',
       value: 'N',
-      help: `tokens per chunk, ${MIN_CHUNK_TOKENS}..${MAX_CHUNK_TOKENS} (default ${DEFAULT_CHUNK_PARAMS.chunkTokens})`,
-      check: wholeNumber(1),
+      help: `tokens per chunk (default ${DEFAULT_CHUNK_PARAMS.chunkTokens})`,
+      range: wholeRange(MIN_CHUNK_TOKENS, MAX_CHUNK_TOKENS, 'tokens'),
     },
     'chunk-overlap': {
       type: 'string',
       value: 'N',
       help: `tokens of overlap, at most half the chunk size (default ${DEFAULT_CHUNK_PARAMS.overlapTokens})`,
-      check: wholeNumber(0),
+      range: wholeRange(0, Math.floor(MAX_CHUNK_TOKENS / 2), 'tokens'),
     },
     dimension: {
       type: 'string',
       value: 'N',
       help: 'expected vector dimension; another is refused',
-      check: wholeNumber(1),
+      range: wholeRange(1, 65536, 'dimensions'),
     },
     type: {
       type: 'string',

@@ -2,7 +2,8 @@ import { openAppendLog } from '../../app/files.js';
 import type { WatchEvent, Watcher } from '../../app/watcher.js';
 import { isKorttyError } from '../../errors.js';
 import { korttyHome, watchLogPath } from '../../storage/paths.js';
-import { wholeNumber } from '../args.js';
+import { MAX_TIMER_MS, timerMax } from '../../util/ranges.js';
+import { wholeRange } from '../args.js';
 import { type CommandContext, defineCommand } from '../command.js';
 import { terminalIO } from '../io.js';
 
@@ -11,19 +12,19 @@ const options = {
     type: 'string',
     value: 'N',
     help: 'full rescan every N seconds, the truth behind file events (default 300)',
-    check: wholeNumber(1),
+    range: wholeRange(1, timerMax(1000), 'seconds'),
   },
   'debounce-ms': {
     type: 'string',
     value: 'N',
     help: 'quiet time before a sync starts',
-    check: wholeNumber(0),
+    range: wholeRange(0, MAX_TIMER_MS, 'ms'),
   },
   'poll-ms': {
     type: 'string',
     value: 'N',
     help: 'polling interval where events are unreliable',
-    check: wholeNumber(50),
+    range: wholeRange(50, MAX_TIMER_MS, 'ms'),
   },
   'if-not-running': { type: 'boolean', help: 'exit quietly when a watcher is already running' },
   serve: {
