@@ -5,6 +5,7 @@ import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.
 import type { SearchDeps } from '../retrieve/search.js';
 import { korttyHome } from '../storage/paths.js';
 import type { StoreConfig } from '../store/store-types.js';
+import { terminalSafe } from './safe-text.js';
 import { createMcpSession, type ToolOutput } from './session.js';
 import { takeStdoutForProtocol } from './stdout-guard.js';
 import { LIST_TOOL, READ_TOOL, SEARCH_TOOL, TOOL_NAMES } from './tools.js';
@@ -15,7 +16,8 @@ import { LIST_TOOL, READ_TOOL, SEARCH_TOOL, TOOL_NAMES } from './tools.js';
 // Protocol hygiene beyond the SDK: a line that is not JSON gets a JSON-RPC parse error and one
 // that is not a JSON-RPC message an invalid-request error (the SDK only reports both locally),
 // and a call of an unknown tool gets an invalid-params error instead of a tool result, as the
-// MCP specification asks. The server keeps serving after each of them.
+// MCP specification asks. The server keeps serving after each of them. Every message it sends
+// passes the terminal sanitizer (safe-text.ts): agent CLIs show tool results in the user's terminal.
 
 const INSTRUCTIONS =
   "kortty-rag searches the user's local knowledge stores (notes, docs, code they chose to index). " +
@@ -62,6 +64,9 @@ export async function runMcpServer(opts: McpServerOptions): Promise<void> {
   );
 
   const transport = new StdioServerTransport(process.stdin, protocolOut);
+  // The one exit of the protocol: nothing leaves without the terminal sanitizer.
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage) => send(terminalSafe(message));
   const reply = (message: unknown) => {
     transport.send(message as JSONRPCMessage).catch(() => {});
   };
