@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { createError, isKorttyError } from '../errors.js';
-import { errReason, tempNonce } from '../storage/atomic-write.js';
+import { errReason, tempNonce, tempOwnerPid } from '../storage/atomic-write.js';
 import { tempPathFor } from '../storage/paths.js';
+import { pidAlive } from '../util/pid-alive.js';
 import { HNSW_HEADER_BYTES, parseHnswHeader, restoreVectors, stripVectors } from './hnsw-graph.js';
 import type { HnswParams, SearchHit } from './snapshot-types.js';
 
@@ -143,6 +143,32 @@ export interface HnswSearcher {
   close(): void;
 }
 
+/** Scratch files in the system temp dir: `kortty-hnsw.<pid>-<random>`. */
+const TMP_SCRATCH = 'kortty-hnsw.';
+
+/**
+ * Write a scratch file; true, or the error. A failed write (a full disk) removes what it wrote at
+ * once: inside the long-lived query service nothing else would until the process exits.
+ */
+async function writeScratch(path: string, bytes: Buffer): Promise<true | unknown> {
+  try {
+    await fsp.writeFile(path, bytes, { flag: 'wx', mode: 0o600 });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await fsp.unlink(path).catch(() => {});
+    return err;
+  }
+}
+
+/** Removes the temp-dir scratch files of dead processes (the store directory's are swept at open). */
+async function sweepTmpScratch(dir: string): Promise<void> {
+  for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith(TMP_SCRATCH)) continue;
+    const pid = tempOwnerPid(name);
+    if (pid !== undefined && !pidAlive(pid)) await fsp.unlink(join(dir, name)).catch(() => {});
+  }
+}
+
 /** Load a skeleton with its vectors into hnswlib (through a scratch file in `scratchDir`). */
 export async function loadHnswGraph(
   skeleton: Buffer,
@@ -154,12 +180,14 @@ export async function loadHnswGraph(
   const count = parseHnswHeader(full).count;
   let path = scratchPath(scratchDir, 'load');
   const index = new HierarchicalNSW('cosine', dim);
-  try {
-    await fsp.writeFile(path, full, { flag: 'wx', mode: 0o600 });
-  } catch {
-    // A read-only store directory must still be searchable: fall back to the system temp dir.
-    path = join(tmpdir(), `kortty-hnsw-${process.pid}-${randomBytes(6).toString('hex')}`);
-    await fsp.writeFile(path, full, { flag: 'wx', mode: 0o600 });
+  if ((await writeScratch(path, full)) !== true) {
+    // A read-only or full store directory must still be searchable: fall back to the system temp dir.
+    const tmp = tmpdir();
+    await sweepTmpScratch(tmp);
+    path = join(tmp, `${TMP_SCRATCH}${tempNonce()}`);
+    const err = await writeScratch(path, full);
+    if (err !== true)
+      throw createError('HNSW_FAILED', { path, op: 'readIndex', reason: errReason(err) }, err);
   }
   try {
     await index.readIndex(path);
