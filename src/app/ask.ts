@@ -24,6 +24,15 @@ export async function ask(opts: AskOptions): Promise<ActionResult> {
   const { home = korttyHome(), useService = true, verbose, warn, ...action } = opts;
   const deps = createSearchDeps(home);
   let viaService = useService;
+  // Stores a retrieval left out, said once each (an action may retrieve again through its tool).
+  const said = new Set<string>();
+  const leftOut = (warnings: readonly string[] | undefined) => {
+    for (const w of warnings ?? []) {
+      if (said.has(w)) continue;
+      said.add(w);
+      action.onWarning?.(w);
+    }
+  };
   const retrieve = async (req: SearchRequest<StoreConfig>) => {
     if (viaService) {
       const warm = await searchViaService(
@@ -33,15 +42,22 @@ export async function ask(opts: AskOptions): Promise<ActionResult> {
           ...(req.mode ? { mode: req.mode } : {}),
           ...(req.contextWindow !== undefined ? { contextWindow: req.contextWindow } : {}),
           ...(req.firstMarker !== undefined ? { firstMarker: req.firstMarker } : {}),
+          ...(req.shape === false ? { shape: false } : {}),
         },
         { home, verbose, warn },
       );
-      if (warm.ok) return warm.value as unknown as { excerpts: Excerpt[]; block: string };
+      if (warm.ok) {
+        leftOut(warm.value.warnings);
+        return warm.value as unknown as { excerpts: Excerpt[]; block: string };
+      }
       viaService = false;
       verbose?.(`query service not used (${warm.reason}); retrieving in-process`);
     }
-    const { search } = await import('../retrieve/search.js');
-    return search(req, deps);
+    // Loaded on first use: when the service answers, this process never loads the search path.
+    const { answerQuery } = await import('./query.js');
+    const res = await answerQuery(req, deps);
+    leftOut(res.warnings);
+    return res;
   };
   try {
     return await runAction({ ...action, searchDeps: deps, retrieve });

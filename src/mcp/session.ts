@@ -5,10 +5,11 @@ import { createRunRecord, type RunStatus } from '../ai/runs.js';
 import { appendRunUnsynced, newRunId, syncRunLog } from '../ai/runs-file.js';
 import { countTokens } from '../chunk/tokenizer.js';
 import { createError, isKorttyError } from '../errors.js';
+import type { AnswerQuery } from '../retrieve/answer.js';
 import { renderContextBlock } from '../retrieve/block.js';
 import { selectExcerpts } from '../retrieve/bounds.js';
 import { sanitizeInline } from '../retrieve/sanitize.js';
-import { type SearchDeps, search } from '../retrieve/search.js';
+import type { SearchDeps } from '../retrieve/search.js';
 import { runsDir } from '../storage/paths.js';
 import { damagedStoreWarning, scanStores } from '../store/store-config.js';
 import type { SourceRecord, StoreConfig } from '../store/store-types.js';
@@ -16,8 +17,8 @@ import type { Candidate, Excerpt } from '../types.js';
 import { formatRefusal, nameRefusal, readExcerptFile } from './excerpt-file.js';
 import type { ExcerptRef, ReadArgs, SearchArgs } from './tools.js';
 
-// One MCP connection: the tools' logic over the same search(), bounds, block and policy as
-// `search` and `ask`. Pure of the protocol (server.ts wires it to the SDK). Every call re-reads
+// One MCP connection: the tools' logic over the app's one query-to-block function (injected, the
+// same one `search`, `ask` and the query service call), bounds and policy. Pure of the protocol (server.ts wires it to the SDK). Every call re-reads
 // store.json, so opt-in, role and source changes apply at once; calls run one at a time, so a
 // snapshot swap never happens under a running search and "the last search" is well defined.
 // Every call, failed ones included, is a run record marked as coming from MCP. The record is
@@ -38,6 +39,8 @@ export interface McpSessionOptions {
   /** The server's --store names: narrows what is visible, never widens it. */
   served?: readonly string[];
   searchDeps: SearchDeps<StoreConfig>;
+  /** The app's one query-to-block function (the same one `search`, `ask` and the service call). */
+  answer: AnswerQuery<StoreConfig>;
   /** The client's name and version from the MCP handshake, once known. */
   clientName?: () => string | undefined;
 }
@@ -89,7 +92,7 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
     const { stores: all, damaged } = await scanStores(opts.home);
     // A damaged store.json hides whether the store opted in, so the store is named, never dropped
     // silently; its content is not searched.
-    const warnings = damaged.map((d) => sanitizeInline(damagedStoreWarning(d)));
+    const warnings = damaged.map(damagedStoreWarning);
     return { all, visible: mcpVisibleStores(all, opts.served), warnings };
   };
 
@@ -163,7 +166,8 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
     },
     listStores: () =>
       call('list_stores', {}, async () => {
-        const { visible, warnings } = await stores();
+        const { visible, warnings: raw } = await stores();
+        const warnings = raw.map(sanitizeInline);
         const rows = visible.map(storeRow);
         const text =
           rows.length === 0
@@ -188,13 +192,18 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
     searchKnowledge: (args) =>
       call('search_knowledge', args, async () => {
         const { all, visible, warnings: damaged } = await stores();
-        const warnings = args.stores?.length ? [] : damaged;
         const chosen = args.stores?.length ? unique(args.stores.map((r) => requireStore(r, all))) : visible;
         const query = args.query.trim().slice(0, MAX_TOOL_QUERY_CHARS);
-        const res = await search(
-          { stores: chosen, query, ...(args.mode ? { mode: args.mode } : {}) },
+        const res = await opts.answer(
+          {
+            stores: chosen,
+            query,
+            ...(args.mode ? { mode: args.mode } : {}),
+            ...(args.stores?.length ? {} : { warnings: damaged }),
+          },
           opts.searchDeps,
         );
+        const warnings = res.warnings.map(sanitizeInline);
         const byKey = new Map(res.candidates.map((c) => [c.key, c]));
         markers = new Map(res.excerpts.map((e) => [e.marker, { candidate: byKey.get(e.key) ?? e }]));
         nextMarker = res.excerpts.length + 1;
@@ -209,6 +218,7 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
             structured: {
               excerpts: res.excerpts.map(excerptRef),
               stores: chosen.map((s) => sanitizeInline(s.name)),
+              shapedQuery: res.shapedQuery,
               ...(warnings.length > 0 ? { warnings } : {}),
             },
           },

@@ -41,10 +41,16 @@ export const SEARCH_TOOL = {
     outputSchema: {
       excerpts: z.array(excerptRef),
       stores: z.array(z.string()).describe('The stores that were searched'),
+      shapedQuery: z
+        .string()
+        .optional()
+        .describe('The query as retrieval used it (prompts, escapes, noise dropped)'),
       warnings: z
         .array(z.string())
         .optional()
-        .describe('Stores left out because their store.json is damaged: the file, the field, what is wrong'),
+        .describe(
+          'Stores left out (a damaged store.json, a snapshot that cannot be read, a server that did not answer) and why',
+        ),
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },

@@ -1,11 +1,13 @@
 import { chmod, lstat, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createError, isKorttyError } from '../errors.js';
+import type { AnswerQuery } from '../retrieve/answer.js';
 import { startStatusLineKeeper } from '../status/status-file.js';
 import { SERVICE_RANGES } from '../storage/config-json.js';
 import { acquireLock, readOwner, type StoreLock } from '../storage/lock.js';
 import { serviceDir, serviceLockPath, serviceSocketPath } from '../storage/paths.js';
 import { scanStores } from '../store/store-config.js';
+import type { StoreConfig } from '../store/store-types.js';
 import { pidAlive } from '../util/pid-alive.js';
 import { rangeProblem } from '../util/ranges.js';
 import { buildStamp } from './build-stamp.js';
@@ -30,6 +32,8 @@ export interface HostOptions {
   log?: (msg: string) => void;
   /** The wired search dependencies (the app layer passes createSearchDeps). */
   depsFactory: (home: string) => Deps;
+  /** The one query-to-block function (the app layer passes answerQuery). */
+  answer: AnswerQuery<StoreConfig>;
 }
 
 export interface RunningService {
@@ -91,6 +95,7 @@ export async function startQueryService(opts: HostOptions): Promise<RunningServi
     host: opts.host,
     idleMinutes: opts.idleMinutes,
     depsFactory: opts.depsFactory,
+    answer: opts.answer,
   });
   const idleMs = opts.idleMinutes * 60_000;
   let idleTimer: NodeJS.Timeout | undefined;

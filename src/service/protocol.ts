@@ -15,7 +15,7 @@
 // an unknown store); other errors mean "do it in-process". Responses are checked for the fields
 // the client reads; extra fields pass through.
 
-import type { SearchMode } from '../retrieve/search.js';
+import type { SearchMode, StoreFailure } from '../retrieve/search.js';
 
 export const PROTOCOL_VERSION = 1;
 /** Longest request line (a query can be a whole terminal selection). */
@@ -40,6 +40,8 @@ export interface SearchArgs {
   firstMarker?: number;
   /** How many fused candidates (beyond the bounded excerpts) to return; default 0. */
   candidates?: number;
+  /** false: retrieve with the query as given (default: shaped). Sent only when false. */
+  shape?: boolean;
 }
 
 export type Request =
@@ -146,7 +148,7 @@ function parseSearchArgs(a: unknown): SearchArgs | string {
   if (!isObj(a)) return 'args must be an object';
   const extra = onlyKeys(
     a,
-    ['query', 'stores', 'mode', 'contextWindow', 'firstMarker', 'candidates'],
+    ['query', 'stores', 'mode', 'contextWindow', 'firstMarker', 'candidates', 'shape'],
     'args',
   );
   if (extra) return extra;
@@ -174,6 +176,10 @@ function parseSearchArgs(a: unknown): SearchArgs | string {
   if (a.firstMarker !== undefined) {
     if (!isInt(a.firstMarker, 1, 100_000)) return 'args.firstMarker must be a positive integer';
     out.firstMarker = a.firstMarker;
+  }
+  if (a.shape !== undefined) {
+    if (typeof a.shape !== 'boolean') return 'args.shape must be true or false';
+    out.shape = a.shape;
   }
   if (a.candidates !== undefined) {
     if (!isInt(a.candidates, 0, MAX_CANDIDATES))
@@ -239,9 +245,15 @@ export interface SearchResultWire {
   timings: { embedMs: number; searchMs: number; assembleMs: number };
   /** The service's store generation this answer was computed on (bumps on every store change). */
   generation: number;
-  /** Stores left out of the answer because their store.json is damaged (file and field). */
+  /** The query retrieval used (absent from an older service). */
+  shapedQuery?: string;
+  /** Stores this search had to leave out, with reason and fix (absent from an older service). */
+  failedStores?: StoreFailure[];
+  /** One line per store left out: damaged store.json files, then the failed stores. */
   warnings?: string[];
 }
+
+const FAILURE_STRINGS = ['storeId', 'storeName', 'kind', 'reason', 'fix'] as const;
 
 const CANDIDATE_STRINGS = [
   'key',
@@ -300,6 +312,14 @@ export function checkSearchResult(r: unknown): SearchResultWire | string {
     return 'result.timings';
   }
   if (!isInt(r.generation, 0, Number.MAX_SAFE_INTEGER)) return 'result.generation';
+  if (r.shapedQuery !== undefined && typeof r.shapedQuery !== 'string') return 'result.shapedQuery';
+  if (
+    r.failedStores !== undefined &&
+    (!Array.isArray(r.failedStores) ||
+      r.failedStores.length > MAX_STORES ||
+      !r.failedStores.every((f) => isObj(f) && FAILURE_STRINGS.every((k) => typeof f[k] === 'string')))
+  )
+    return 'result.failedStores';
   if (
     r.warnings !== undefined &&
     (!Array.isArray(r.warnings) ||

@@ -1,5 +1,6 @@
 import { createError } from '../errors.js';
-import { type SearchDeps, search } from '../retrieve/search.js';
+import type { AnswerQuery } from '../retrieve/answer.js';
+import type { SearchDeps } from '../retrieve/search.js';
 import { readStatus } from '../status/status-file.js';
 import type { StatusInfo } from '../status/status-model.js';
 import { scanStores } from '../store/store-config.js';
@@ -9,7 +10,7 @@ import { createStoreCatalog, type StoreCatalog } from './store-catalog.js';
 
 // What the query service does, without sockets: it keeps the search dependencies (embedding
 // models, tokenizer, open snapshots) warm between requests and answers with exactly what
-// search() returns in-process. Work runs one request at a time: the embedder and the snapshot
+// the one query-to-block function (injected by the app) returns in-process. Work runs one request at a time: the embedder and the snapshot
 // cache are shared, and a snapshot replaced by one request must not be closed under another
 // that is still reading it. Warm searches take milliseconds, so the queue costs nothing.
 
@@ -48,6 +49,8 @@ export interface HandlerOptions {
   idleMinutes: number;
   /** The wired search dependencies (the app layer's createSearchDeps; tests inject their own). */
   depsFactory: (home: string) => Deps;
+  /** The app's one query-to-block function (the same one `search`, `ask` and MCP call). */
+  answer: AnswerQuery<StoreConfig>;
   catalog?: StoreCatalog;
 }
 
@@ -85,26 +88,30 @@ export function createQueryHandler(opts: HandlerOptions): QueryHandler {
         generation = view.generation;
         const stores = args.stores ? args.stores.map((ref) => pick(view.stores, ref)) : view.stores;
         deps ??= makeDeps(opts.home);
-        const res = await search(
+        const res = await opts.answer(
           {
             stores,
             query: args.query,
             mode: args.mode ?? 'hybrid',
             ...(args.contextWindow !== undefined ? { contextWindow: args.contextWindow } : {}),
             ...(args.firstMarker !== undefined ? { firstMarker: args.firstMarker } : {}),
+            ...(args.shape !== undefined ? { shape: args.shape } : {}),
+            // Only an answer over every store left one out; a named store that is damaged fails.
+            ...(!args.stores ? { warnings: view.warnings } : {}),
           },
           deps,
         );
         return {
           block: res.block,
+          shapedQuery: res.shapedQuery,
+          failedStores: res.failedStores,
           excerpts: res.excerpts as unknown as Record<string, unknown>[],
           ...(args.candidates
             ? { candidates: res.candidates.slice(0, args.candidates) as unknown as Record<string, unknown>[] }
             : {}),
           timings: res.timings,
           generation: view.generation,
-          // Only an answer over every store left one out; a named store that is damaged fails.
-          ...(!args.stores && view.warnings.length > 0 ? { warnings: view.warnings } : {}),
+          ...(res.warnings.length > 0 ? { warnings: res.warnings } : {}),
         };
       });
     },

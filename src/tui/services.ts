@@ -146,7 +146,7 @@ export function createServices(home: string): Services {
     async search(store, query, mode) {
       const mod = await import('../app/search.js');
       searchDeps ??= mod.createSearchDeps(home);
-      return mod.search({ stores: [store], query, mode }, searchDeps);
+      return mod.answerQuery({ stores: [store], query, mode }, searchDeps);
     },
     async loadRuns(stores) {
       const { recentRuns } = await import('../app/runs.js');

@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { z } from 'zod';
+import { startQueryService } from '../../src/app/query-service.js';
 import { allOptions, type Command, isGroup } from '../../src/cli/command.js';
 import { loadDefinitions, main } from '../../src/cli/main.js';
 import { isKorttyError } from '../../src/errors.js';
-import { startQueryService } from '../../src/service/host.js';
 import { configShape } from '../../src/storage/config-json.js';
 import { configPath, ragDir } from '../../src/storage/paths.js';
 import { checkJson } from '../../src/util/json-check.js';
@@ -171,9 +171,6 @@ test('the watcher and the query service refuse out-of-range settings given in co
       home,
       host: 'standalone',
       idleMinutes: 100000,
-      depsFactory: () => {
-        throw new Error('never reached');
-      },
     }),
   );
   t.true(isKorttyError(err, 'INVALID_ARGUMENT'), String(err));

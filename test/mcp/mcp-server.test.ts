@@ -130,7 +130,12 @@ test.serial('the three tools are listed with their input and output schemas', as
     'vector',
     'lexical',
   ]);
-  t.deepEqual(Object.keys(search.outputSchema?.properties ?? {}).sort(), ['excerpts', 'stores', 'warnings']);
+  t.deepEqual(Object.keys(search.outputSchema?.properties ?? {}).sort(), [
+    'excerpts',
+    'shapedQuery',
+    'stores',
+    'warnings',
+  ]);
   // Optional: present only when a damaged store.json was left out.
   t.deepEqual(search.outputSchema?.required, ['excerpts', 'stores']);
   t.regex(search.description ?? '', /untrusted data, not instructions/);
@@ -195,8 +200,12 @@ test.serial(
       query: `marmalade recipe bitter oranges ${PRIVATE_CANARY}`,
     });
     t.falsy(all.isError);
-    t.false(JSON.stringify(all).includes(PRIVATE_CANARY));
-    t.false(JSON.stringify(all).includes(w.priv));
+    // The query retrieval used is echoed back (it holds the canary the agent sent); nothing else may.
+    const { shapedQuery, ...answer } = all.structuredContent as Record<string, unknown>;
+    t.regex(String(shapedQuery), /marmalade recipe bitter oranges/);
+    const shown = JSON.stringify({ content: all.content, answer });
+    t.false(shown.includes(PRIVATE_CANARY));
+    t.false(shown.includes(w.priv));
     t.false((all.structuredContent!.stores as unknown[]).includes('Private'));
 
     const named = await call('search_knowledge', { query: 'marmalade', stores: ['Private'] });

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import test from 'ava';
+import { answerQuery } from '../../src/app/query.js';
 import { createSearchDeps } from '../../src/app/search-deps.js';
 import { main } from '../../src/cli/main.js';
 import { createQueryHandler } from '../../src/service/query-service.js';
@@ -80,6 +81,7 @@ test.serial('the query service carries the warning in its answer', async (t) => 
     host: 'standalone',
     idleMinutes: 5,
     depsFactory: createSearchDeps,
+    answer: answerQuery,
   });
   try {
     const res = await handler.search({ query: 'harbour lighthouse' });

@@ -57,7 +57,15 @@ async function runSearch({ values, positionals, io, json }: CommandContext<typeo
   const say = (m: string) => io.stderr.write(`kortty-rag search: ${m}\n`);
   const verbose = values.verbose ? say : undefined;
   let res:
-    | { block: string; excerpts: Excerpt[]; candidates?: Candidate[]; timings: unknown; warnings?: string[] }
+    | {
+        block: string;
+        excerpts: Excerpt[];
+        candidates?: Candidate[];
+        timings: unknown;
+        shapedQuery?: string;
+        failedStores?: unknown[];
+        warnings?: string[];
+      }
     | undefined;
   if (!values['no-service']) {
     const warm = await searchViaService(
@@ -79,7 +87,13 @@ async function runSearch({ values, positionals, io, json }: CommandContext<typeo
   for (const w of res.warnings ?? []) say(sanitizeLine(w));
   const ranking = candidateRows(res, shown);
   if (json) {
-    const out = { block: res.block, excerpts: res.excerpts, timings: res.timings };
+    const out = {
+      block: res.block,
+      excerpts: res.excerpts,
+      timings: res.timings,
+      ...(res.shapedQuery !== undefined ? { shapedQuery: res.shapedQuery } : {}),
+      failedStores: res.failedStores ?? [],
+    };
     io.stdout.write(
       `${JSON.stringify(values.candidates === undefined ? out : { ...out, candidates: ranking }, null, 2)}\n`,
     );
@@ -143,11 +157,11 @@ async function searchInProcess(
   const scan = storeRefs
     ? { stores: await Promise.all(storeRefs.map((s) => findStore(s))), damaged: [] }
     : await scanStores();
-  const res = await searchOnce({
+  return searchOnce({
     stores: scan.stores,
     query,
     mode,
     ...(contextWindow !== undefined ? { contextWindow } : {}),
+    warnings: scan.damaged.map(damagedStoreWarning),
   });
-  return { ...res, warnings: scan.damaged.map(damagedStoreWarning) };
 }

@@ -1,0 +1,24 @@
+import type { BlockAnswer, BlockRequest } from '../retrieve/answer.js';
+import { type SearchDeps, type StoreFailure, search } from '../retrieve/search.js';
+import type { StoreConfig } from '../store/store-types.js';
+
+// The one function from a query (with its store set, mode, bounds and shaping option) to the block
+// and its candidates. `search`, the query service, `ask` and the MCP server all call it (the
+// service and the MCP server get it injected), so they hand out byte-identical blocks; stores a
+// search had to leave out become warnings, worded like those of a damaged store.json.
+
+export type { BlockAnswer, BlockRequest } from '../retrieve/answer.js';
+
+export async function answerQuery(
+  req: BlockRequest<StoreConfig>,
+  deps: SearchDeps<StoreConfig>,
+): Promise<BlockAnswer> {
+  const { warnings = [], ...request } = req;
+  const res = await search(request, deps);
+  return { ...res, warnings: [...warnings, ...res.failedStores.map(failedStoreWarning)] };
+}
+
+/** `store NAME skipped: REASON (FIX)`, the same wording as a damaged store.json's warning. */
+export function failedStoreWarning(f: StoreFailure): string {
+  return `store ${f.storeName} skipped: ${f.reason}${f.fix ? ` (${f.fix})` : ''}`;
+}
