@@ -11,9 +11,10 @@
 //   (30), KORTTY_REL_TERM_JSON (2000); KORTTY_REL_CANCELS (50), KORTTY_REL_CANCEL_SIGNALS
 //   (3 rounds), KORTTY_REL_DELETE_KILLS (8), KORTTY_REL_VOCAB_KILLS (10),
 //   KORTTY_REL_INSTALL_LOCK_SECONDS (30), KORTTY_REL_INSTALL_LOCK_KILLS (30); KORTTY_REL_SWAP_DIR_SYNCS
-//   (200), KORTTY_REL_SWAP_FILE_SYNCS (200), KORTTY_REL_DOC_ROUNDS (20), KORTTY_REL_WATCH_RECONCILES (4).
+//   (200), KORTTY_REL_SWAP_FILE_SYNCS (200), KORTTY_REL_DOC_ROUNDS (20), KORTTY_REL_WATCH_RECONCILES (4),
+//   KORTTY_REL_EDGE_TRIALS (300), KORTTY_REL_EDGE_CLIENTS (200).
 //   KORTTY_REL_ONLY=kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,
-//   delete,vocab,install-lock runs a subset.
+//   delete,vocab,install-lock,edges runs a subset.
 
 import { rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ const scale = scaleFromEnv('full');
 const only = new Set(
   (
     process.env.KORTTY_REL_ONLY ??
-    'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock'
+    'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock,edges'
   ).split(','),
 );
 const base = join(tmpdir(), `kortty-rel-${process.pid}`);
@@ -149,6 +150,14 @@ await part('install-lock', async () => {
     seconds: knob('INSTALL_LOCK_SECONDS', scale, 6, 30),
     kills: knob('INSTALL_LOCK_KILLS', scale, 6, 30),
     contenders: 3,
+  });
+});
+await part('edges', async () => {
+  const { runEdgesSuite } = await import('./edges-suite.js');
+  return runEdgesSuite({
+    log,
+    trials: knob('EDGE_TRIALS', scale, 40, 300),
+    clients: knob('EDGE_CLIENTS', scale, 80, 200),
   });
 });
 
