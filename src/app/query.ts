@@ -1,6 +1,10 @@
+import { countTokens } from '../chunk/tokenizer.js';
 import type { BlockAnswer, BlockRequest } from '../retrieve/answer.js';
+import { renderContextBlock } from '../retrieve/block.js';
+import { selectExcerpts } from '../retrieve/bounds.js';
 import { type SearchDeps, type StoreFailure, search } from '../retrieve/search.js';
 import type { StoreConfig } from '../store/store-types.js';
+import type { Candidate, Excerpt } from '../types.js';
 
 // The one function from a query (with its store set, mode, bounds and shaping option) to the block
 // and its candidates. `search`, the query service, `ask` and the MCP server all call it (the
@@ -21,4 +25,17 @@ export async function answerQuery(
 /** `store NAME skipped: REASON (FIX)`, the same wording as a damaged store.json's warning. */
 export function failedStoreWarning(f: StoreFailure): string {
   return `store ${f.storeName} skipped: ${f.reason}${f.fix ? ` (${f.fix})` : ''}`;
+}
+
+/** search() bounds the block to 25% of this when no context window is given; so does one excerpt. */
+const DEFAULT_CONTEXT_WINDOW = 32768;
+
+/** One excerpt (MCP's read_excerpt) through the same bounds and block as a search, numbered `marker`. */
+export function excerptBlock(c: Candidate, marker: number): { excerpt: Excerpt; block: string } | null {
+  const [e] = selectExcerpts(
+    [c],
+    { contextWindow: DEFAULT_CONTEXT_WINDOW, firstMarker: marker },
+    countTokens,
+  );
+  return e ? { excerpt: e, block: renderContextBlock([e]) } : null;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { AnswerQuery } from '../retrieve/answer.js';
+import type { AnswerQuery, ExcerptBlock } from '../retrieve/answer.js';
 import type { SearchDeps } from '../retrieve/search.js';
 import { korttyHome } from '../storage/paths.js';
 import type { StoreConfig } from '../store/store-types.js';
@@ -34,6 +34,8 @@ export interface McpServerOptions {
   depsFactory: (home: string) => SearchDeps<StoreConfig> & { close(): Promise<void> };
   /** The one query-to-block function (the app layer passes answerQuery). */
   answer: AnswerQuery<StoreConfig>;
+  /** One excerpt's bounds and block (the app layer passes excerptBlock). */
+  excerptBlock: ExcerptBlock;
 }
 
 /** Serves until the client closes stdin or the process gets SIGINT/SIGTERM. */
@@ -50,6 +52,7 @@ export async function runMcpServer(opts: McpServerOptions): Promise<void> {
     ...(opts.served?.length ? { served: opts.served } : {}),
     searchDeps: deps,
     answer: opts.answer,
+    excerptBlock: opts.excerptBlock,
     clientName: () => {
       const v = server.server.getClientVersion();
       return v ? `${v.name} ${v.version}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 80) : undefined;

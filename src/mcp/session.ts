@@ -3,11 +3,8 @@ import { MAX_TOOL_QUERY_CHARS } from '../ai/backends/search-knowledge.js';
 import { MCP_ACTION, mcpStoreAccess, mcpVisibleStores } from '../ai/policy.js';
 import { createRunRecord, type RunStatus } from '../ai/runs.js';
 import { appendRunUnsynced, newRunId, syncRunLog } from '../ai/runs-file.js';
-import { countTokens } from '../chunk/tokenizer.js';
 import { createError, isKorttyError } from '../errors.js';
-import type { AnswerQuery } from '../retrieve/answer.js';
-import { renderContextBlock } from '../retrieve/block.js';
-import { selectExcerpts } from '../retrieve/bounds.js';
+import type { AnswerQuery, ExcerptBlock } from '../retrieve/answer.js';
 import { sanitizeInline } from '../retrieve/sanitize.js';
 import type { SearchDeps } from '../retrieve/search.js';
 import { runsDir } from '../storage/paths.js';
@@ -31,9 +28,6 @@ function withWarnings(text: string, warnings: readonly string[]): string {
   return warnings.length === 0 ? text : `${text}\n\n${warnings.map((w) => `warning: ${w}`).join('\n')}`;
 }
 
-/** search() bounds the block to 25% of this when no context window is given (same default). */
-const DEFAULT_CONTEXT_WINDOW = 32768;
-
 export interface McpSessionOptions {
   home: string;
   /** The server's --store names: narrows what is visible, never widens it. */
@@ -41,6 +35,8 @@ export interface McpSessionOptions {
   searchDeps: SearchDeps<StoreConfig>;
   /** The app's one query-to-block function (the same one `search`, `ask` and the service call). */
   answer: AnswerQuery<StoreConfig>;
+  /** The app's bounds and block for one excerpt (read_excerpt). */
+  excerptBlock: ExcerptBlock;
   /** The client's name and version from the MCP handshake, once known. */
   clientName?: () => string | undefined;
 }
@@ -328,18 +324,19 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
     changed: boolean,
     fresh: boolean,
   ) {
-    const [e] = selectExcerpts([c], { contextWindow: DEFAULT_CONTEXT_WINDOW, firstMarker: n }, countTokens);
-    if (!e)
+    const one = opts.excerptBlock(c, n);
+    if (!one)
       throw createError('EXCERPT_REFUSED', {
         path: sanitizeInline(c.path),
         reason: 'nothing fits the token budget',
       });
+    const e = one.excerpt;
     if (fresh) {
       markers.set(e.marker, { candidate: e, changedSinceIndexed: changed });
       nextMarker = n + 1;
     }
     return {
-      out: { text: renderContextBlock([e]), structured: { ...excerptRef(e), changedSinceIndexed: changed } },
+      out: { text: one.block, structured: { ...excerptRef(e), changedSinceIndexed: changed } },
       run: { stores: [store], query, excerpts: [e] },
     };
   }

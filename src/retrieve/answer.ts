@@ -1,3 +1,4 @@
+import type { Candidate, Excerpt } from '../types.js';
 import type { SearchableStore, SearchDeps, SearchRequest, SearchResult } from './search.js';
 
 // The shape of the one function from a query to a block (the app layer's answerQuery): the CLI's
@@ -18,3 +19,9 @@ export type AnswerQuery<S extends SearchableStore = SearchableStore> = (
   req: BlockRequest<S>,
   deps: SearchDeps<S>,
 ) => Promise<BlockAnswer>;
+
+/** One excerpt (MCP's read_excerpt) bounded, numbered and wrapped like a search's; null when nothing fits. */
+export type ExcerptBlock = (
+  candidate: Candidate,
+  marker: number,
+) => { excerpt: Excerpt; block: string } | null;
