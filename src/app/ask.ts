@@ -1,4 +1,4 @@
-import { type ActionInput, type ActionResult, runAction } from '../ai/ask.js';
+import { type ActionInput, type ActionResult, runAction, searchRetrieval } from '../ai/ask.js';
 import type { SearchRequest } from '../retrieve/search.js';
 import { searchViaService } from '../service/warm-path.js';
 import { korttyHome } from '../storage/paths.js';
@@ -36,12 +36,12 @@ export async function ask(opts: AskOptions): Promise<ActionResult> {
         },
         { home, verbose, warn },
       );
-      if (warm.ok) return warm.value as unknown as { excerpts: Excerpt[]; block: string };
+      if (warm.ok)
+        return warm.value as unknown as { excerpts: Excerpt[]; block: string; warnings?: string[] };
       viaService = false;
       verbose?.(`query service not used (${warm.reason}); retrieving in-process`);
     }
-    const { search } = await import('../retrieve/search.js');
-    return search(req, deps);
+    return searchRetrieval(req, deps);
   };
   try {
     return await runAction({ ...action, searchDeps: deps, retrieve });

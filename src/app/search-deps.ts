@@ -1,7 +1,12 @@
 import { stat } from 'node:fs/promises';
 import { openSnapshot } from '../index/snapshot-io.js';
 import type { OpenSnapshot } from '../index/snapshot-search.js';
-import { type QueryEmbedder, type SearchDeps, snapshotBackend } from '../retrieve/search.js';
+import {
+  type QueryEmbedder,
+  STORE_DEADLINE_MS,
+  type SearchDeps,
+  snapshotBackend,
+} from '../retrieve/search.js';
 import { korttyHome, snapshotPath } from '../storage/paths.js';
 import type { StoreConfig } from '../store/store-types.js';
 
@@ -12,12 +17,13 @@ export type AppSearchDeps = SearchDeps<StoreConfig> & { close(): Promise<void> }
  * and the MCP server reuse models and snapshots): each store's own embedding model, and its
  * local snapshot or Qdrant collection.
  */
-export function createSearchDeps(home = korttyHome()): AppSearchDeps {
+export function createSearchDeps(home = korttyHome(), env: NodeJS.ProcessEnv = process.env): AppSearchDeps {
   const embedders = new Map<string, Promise<QueryEmbedder & { close(): Promise<void> }>>();
   // Keyed by the file's identity: activation renames a new file into place, so a new snapshot
   // always has a new inode even when size and mtime happen to match the old one.
   const snaps = new Map<string, { identity: string; snap: OpenSnapshot | null }>();
   return {
+    storeDeadlineMs: storeDeadlineFromEnv(env),
     embedderFor(store) {
       const key = store.fingerprint.fileSha256 + store.fingerprint.queryPrefix;
       let e = embedders.get(key);
@@ -70,4 +76,19 @@ export function createSearchDeps(home = korttyHome()): AppSearchDeps {
       snaps.clear();
     },
   };
+}
+
+/**
+ * KORTTY_STORE_DEADLINE_MS: how long one store may take before a search leaves it out (default
+ * STORE_DEADLINE_MS). A value that is not a whole number of at least 1 is ignored, said once.
+ */
+function storeDeadlineFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.KORTTY_STORE_DEADLINE_MS;
+  if (raw === undefined || raw === '') return STORE_DEADLINE_MS;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1) return n;
+  process.stderr.write(
+    `kortty-rag: KORTTY_STORE_DEADLINE_MS=${JSON.stringify(raw).slice(0, 40)} is not a whole number of milliseconds; using ${STORE_DEADLINE_MS}\n`,
+  );
+  return STORE_DEADLINE_MS;
 }

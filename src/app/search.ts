@@ -8,6 +8,7 @@ import { createSearchDeps } from './search-deps.js';
 
 export type { SearchMode, SearchResult } from '../retrieve/search.js';
 export { createSearchDeps, search };
+export { storeFailureWarning } from '../retrieve/search.js';
 
 /** One search in this process: opens the models and snapshots it needs, searches, closes them. */
 export async function searchOnce(

@@ -8,7 +8,7 @@ import { createError, isKorttyError } from '../errors.js';
 import { renderContextBlock } from '../retrieve/block.js';
 import { selectExcerpts } from '../retrieve/bounds.js';
 import { sanitizeInline } from '../retrieve/sanitize.js';
-import { type SearchDeps, search } from '../retrieve/search.js';
+import { type SearchDeps, search, storeFailureWarning } from '../retrieve/search.js';
 import { runsDir } from '../storage/paths.js';
 import { damagedStoreWarning, scanStores } from '../store/store-config.js';
 import type { SourceRecord, StoreConfig } from '../store/store-types.js';
@@ -188,13 +188,18 @@ export function createMcpSession(opts: McpSessionOptions): McpSession {
     searchKnowledge: (args) =>
       call('search_knowledge', args, async () => {
         const { all, visible, warnings: damaged } = await stores();
-        const warnings = args.stores?.length ? [] : damaged;
         const chosen = args.stores?.length ? unique(args.stores.map((r) => requireStore(r, all))) : visible;
         const query = args.query.trim().slice(0, MAX_TOOL_QUERY_CHARS);
         const res = await search(
           { stores: chosen, query, ...(args.mode ? { mode: args.mode } : {}) },
           opts.searchDeps,
         );
+        // A store left out of this search (damaged snapshot, unreachable server) is named even when
+        // it was asked for by name: its excerpts are missing from the answer.
+        const warnings = [
+          ...(args.stores?.length ? [] : damaged),
+          ...res.failedStores.map((f) => sanitizeInline(storeFailureWarning(f))),
+        ];
         const byKey = new Map(res.candidates.map((c) => [c.key, c]));
         markers = new Map(res.excerpts.map((e) => [e.marker, { candidate: byKey.get(e.key) ?? e }]));
         nextMarker = res.excerpts.length + 1;

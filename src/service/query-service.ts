@@ -1,5 +1,5 @@
 import { createError } from '../errors.js';
-import { type SearchDeps, search } from '../retrieve/search.js';
+import { type SearchDeps, search, storeFailureWarning } from '../retrieve/search.js';
 import { readStatus } from '../status/status-file.js';
 import type { StatusInfo } from '../status/status-model.js';
 import { scanStores } from '../store/store-config.js';
@@ -95,6 +95,11 @@ export function createQueryHandler(opts: HandlerOptions): QueryHandler {
           },
           deps,
         );
+        // Only an answer over every store left one out; a named store that is damaged fails.
+        const warnings = [
+          ...(args.stores ? [] : view.warnings),
+          ...res.failedStores.map(storeFailureWarning),
+        ];
         return {
           block: res.block,
           excerpts: res.excerpts as unknown as Record<string, unknown>[],
@@ -103,8 +108,7 @@ export function createQueryHandler(opts: HandlerOptions): QueryHandler {
             : {}),
           timings: res.timings,
           generation: view.generation,
-          // Only an answer over every store left one out; a named store that is damaged fails.
-          ...(!args.stores && view.warnings.length > 0 ? { warnings: view.warnings } : {}),
+          ...(warnings.length > 0 ? { warnings } : {}),
         };
       });
     },

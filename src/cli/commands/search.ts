@@ -79,7 +79,14 @@ async function runSearch({ values, positionals, io, json }: CommandContext<typeo
   for (const w of res.warnings ?? []) say(sanitizeLine(w));
   const ranking = candidateRows(res, shown);
   if (json) {
-    const out = { block: res.block, excerpts: res.excerpts, timings: res.timings };
+    const warnings = res.warnings ?? [];
+    // Stores left out are also in the JSON, so a script can tell a partial answer from a full one.
+    const out = {
+      block: res.block,
+      excerpts: res.excerpts,
+      timings: res.timings,
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
     io.stdout.write(
       `${JSON.stringify(values.candidates === undefined ? out : { ...out, candidates: ranking }, null, 2)}\n`,
     );
@@ -135,11 +142,12 @@ async function searchInProcess(
   storeRefs: string[] | undefined,
   contextWindow: number | undefined,
 ) {
-  const [{ searchOnce }, { findStore }, { damagedStoreWarning, scanStores }] = await Promise.all([
-    import('../../app/search.js'),
-    import('../../store/engine.js'),
-    import('../../store/store-config.js'),
-  ]);
+  const [{ searchOnce, storeFailureWarning }, { findStore }, { damagedStoreWarning, scanStores }] =
+    await Promise.all([
+      import('../../app/search.js'),
+      import('../../store/engine.js'),
+      import('../../store/store-config.js'),
+    ]);
   const scan = storeRefs
     ? { stores: await Promise.all(storeRefs.map((s) => findStore(s))), damaged: [] }
     : await scanStores();
@@ -149,5 +157,8 @@ async function searchInProcess(
     mode,
     ...(contextWindow !== undefined ? { contextWindow } : {}),
   });
-  return { ...res, warnings: scan.damaged.map(damagedStoreWarning) };
+  return {
+    ...res,
+    warnings: [...scan.damaged.map(damagedStoreWarning), ...res.failedStores.map(storeFailureWarning)],
+  };
 }
