@@ -43,6 +43,7 @@ export interface ErrorDetails {
   MODEL_FILE_MISSING: { path: string; id: string };
   MODEL_BUSY: { id: string; pid: Pid };
   SNAPSHOT_CORRUPT: { path: string; reason: string };
+  SNAPSHOT_NEEDS_REBUILD: { path: string; reason: string; store: string };
   SNAPSHOT_VERSION: { path: string; version: number | string };
   FSYNC_FAILED: { path: string; reason: string };
   DIR_FSYNC_FAILED: { path: string; reason: string };
@@ -147,6 +148,8 @@ export const ERROR_MESSAGES: { [C in ErrorCode]: (d: ErrorDetails[C]) => string 
   MODEL_BUSY: (d) => `model "${d.id}" is being installed by another process (pid ${d.pid})`,
   // snapshots / storage
   SNAPSHOT_CORRUPT: (d) => `${d.path}: snapshot is damaged (${d.reason})`,
+  SNAPSHOT_NEEDS_REBUILD: (d) =>
+    `${d.path}: snapshot is damaged (${d.reason}); an update cannot build on it. Rebuild the store from its sources: kortty-rag store rebuild ${d.store}`,
   SNAPSHOT_VERSION: (d) => `${d.path}: unsupported snapshot version ${d.version}`,
   FSYNC_FAILED: (d) => `${d.path}: fsync failed (${d.reason}); the candidate was abandoned`,
   DIR_FSYNC_FAILED: (d) =>

@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { openSnapshot } from '../index/snapshot-io.js';
 import type { OpenSnapshot } from '../index/snapshot-search.js';
 import {
@@ -8,6 +7,7 @@ import {
   snapshotBackend,
 } from '../retrieve/search.js';
 import { korttyHome, snapshotPath } from '../storage/paths.js';
+import { fileIdentity, recordStoreHealth } from '../storage/store-health.js';
 import type { StoreConfig } from '../store/store-types.js';
 
 export type AppSearchDeps = SearchDeps<StoreConfig> & { close(): Promise<void> };
@@ -24,6 +24,14 @@ export function createSearchDeps(home = korttyHome(), env: NodeJS.ProcessEnv = p
   const snaps = new Map<string, { identity: string; snap: OpenSnapshot | null }>();
   return {
     storeDeadlineMs: storeDeadlineFromEnv(env),
+    // Remembered for status, store list and the TUI; a failure to remember never fails a search.
+    // The status cache is refreshed when the health changed, so the status bar shows it at once.
+    onSearched: async ({ failed, answered }) => {
+      try {
+        if (await recordStoreHealth(home, failed, answered))
+          await (await import('./status.js')).refreshStatus(home);
+      } catch {}
+    },
     embedderFor(store) {
       const key = store.fingerprint.fileSha256 + store.fingerprint.queryPrefix;
       let e = embedders.get(key);
@@ -52,10 +60,7 @@ export function createSearchDeps(home = korttyHome(), env: NodeJS.ProcessEnv = p
         return qdrantBackend(store, home);
       }
       const path = snapshotPath(store.id, home);
-      const identity = await stat(path).then(
-        (s) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`,
-        () => '',
-      );
+      const identity = await fileIdentity(path);
       const cached = snaps.get(store.id);
       let snap: OpenSnapshot | null;
       if (cached && cached.identity === identity) snap = cached.snap;

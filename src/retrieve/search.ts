@@ -54,6 +54,11 @@ export interface SearchDeps<S extends SearchableStore = SearchableStore> {
   backendFor(store: S): Promise<StoreBackend | null>;
   /** How long one store may take to open and answer before it is left out (default STORE_DEADLINE_MS). */
   storeDeadlineMs?: number;
+  /** Told after each search which stores were left out and which answered (to remember their health). */
+  onSearched?(outcome: {
+    failed: readonly StoreFailure[];
+    answered: readonly string[];
+  }): Promise<void> | void;
 }
 
 /**
@@ -218,6 +223,7 @@ export async function search<S extends SearchableStore>(
   );
   const block = renderContextBlock(excerpts);
   timings.assembleMs = performance.now() - t2;
+  await deps.onSearched?.({ failed: failedStores, answered: answered.map((s) => s.store.id) });
   return { shapedQuery: query, failedStores, excerpts, block, candidates, timings };
 }
 

@@ -24,10 +24,12 @@ import {
 export type StoreLister = (home: string) => Promise<{
   stores: readonly StatusStore[];
   damaged: readonly { id: string; name?: string; path: string; error: { message: string } }[];
+  /** Usable stores the last search could not use (damaged snapshot, unreachable server). */
+  unhealthy?: readonly { id: string; name: string; kind: string; reason: string; fix: string }[];
 }>;
 
 export async function refreshStatusFile(scanStores: StoreLister, home = korttyHome()): Promise<StatusInfo> {
-  const { stores, damaged } = await scanStores(home);
+  const { stores, damaged, unhealthy = [] } = await scanStores(home);
   const jobFiles = await scanJobFiles(home);
   const notes: DamagedNote[] = [
     ...damaged.map((d) => ({
@@ -37,6 +39,11 @@ export async function refreshStatusFile(scanStores: StoreLister, home = korttyHo
       storeFile: true,
     })),
     ...jobFiles.damaged.map(jobNote),
+    ...unhealthy.map((u) => ({
+      store: u.name,
+      path: u.kind === 'damaged' ? 'snapshot' : 'Qdrant server',
+      message: `${u.kind === 'damaged' ? 'DAMAGED' : 'UNREACHABLE'}: ${u.reason} (fix: ${u.fix})`,
+    })),
   ];
   const info = computeStatus(stores, jobFiles.jobs, new Date(), notes);
   await mkdir(ragDir(home), { recursive: true });

@@ -6,6 +6,7 @@ import { createError, isKorttyError, type KorttyError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
 import { type FsEnv, nodeFsEnv } from '../storage/fs-env.js';
 import { readJsonFile } from '../storage/json-file.js';
+import { type HealthKind, readStoreHealth } from '../storage/store-health.js';
 import {
   korttyHome,
   STORE_TOMBSTONE_PREFIX,
@@ -111,7 +112,7 @@ export interface DamagedStore {
  */
 export async function scanStores(
   home = korttyHome(),
-): Promise<{ stores: StoreConfig[]; damaged: DamagedStore[] }> {
+): Promise<{ stores: StoreConfig[]; damaged: DamagedStore[]; unhealthy: UnhealthyStore[] }> {
   const stores: StoreConfig[] = [];
   const damaged: DamagedStore[] = [];
   for (const id of await listStoreIds(home)) {
@@ -123,7 +124,30 @@ export async function scanStores(
       damaged.push({ id, name: await nameIn(path), path, error: asKorttyError(err, path) });
     }
   }
-  return { stores, damaged };
+  const health = await readStoreHealth(home);
+  const unhealthy = stores.flatMap((s) => {
+    const h = health.get(s.id);
+    return h ? [{ id: s.id, name: s.name, kind: h.kind, reason: h.reason, fix: h.fix, at: h.at }] : [];
+  });
+  return { stores, damaged, unhealthy };
+}
+
+/**
+ * A usable store (its store.json is fine) that the last search could not use: its snapshot is
+ * damaged, or its Qdrant server did not answer. It stays in `stores`: rebuild needs it.
+ */
+export interface UnhealthyStore {
+  id: string;
+  name: string;
+  kind: HealthKind;
+  reason: string;
+  fix: string;
+  at: string;
+}
+
+/** The status word for an unhealthy store (store list, status, the TUI). */
+export function healthLabel(kind: HealthKind): 'DAMAGED' | 'UNREACHABLE' {
+  return kind === 'damaged' ? 'DAMAGED' : 'UNREACHABLE';
 }
 
 /**

@@ -75,6 +75,41 @@ test.serial(
     t.is(only.code, 0, only.err);
     t.regex(only.out, /no excerpts found/);
     t.regex(only.err, /store rebuild Glaciers/);
+
+    // status, store list (and the TUI, through the same scan) show the store as DAMAGED.
+    const list = await run(home, ['store', 'list']);
+    t.is(list.code, 0, list.err);
+    t.regex(list.out, /Glaciers .*DAMAGED/);
+    t.regex(list.out, /Orchard .*READY/);
+    t.regex(list.out, /damaged: store "Glaciers": .*\(fix: kortty-rag store rebuild Glaciers\)/);
+    const listJson = JSON.parse((await run(home, ['store', 'list', '--json'])).out) as {
+      name: string;
+      health?: { status: string };
+    }[];
+    t.is(listJson.find((s) => s.name === 'Glaciers')?.health?.status, 'DAMAGED');
+    const status = await run(home, ['status']);
+    t.regex(status.out, /RAG error 1/);
+    t.regex(status.err, /store "Glaciers" DAMAGED: .*fix: kortty-rag store rebuild Glaciers/);
+
+    // An update cannot build on the damaged snapshot and says what to do instead, every time.
+    for (let i = 0; i < 2; i++) {
+      const upd = await run(home, ['source', 'update', 'Glaciers', '--yes']);
+      t.not(upd.code, 0);
+      t.regex(
+        upd.err,
+        /snapshot is damaged .*Rebuild the store from its sources: kortty-rag store rebuild Glaciers/,
+      );
+    }
+    // The rebuild repairs it: the store answers again and is no longer shown as damaged.
+    const rebuilt = await run(home, ['store', 'rebuild', 'Glaciers']);
+    t.is(rebuilt.code, 0, rebuilt.err);
+    const again = await run(home, ['search', '--no-service', '--json', 'glacier', 'moraine']);
+    t.is(again.code, 0, again.err);
+    const after = JSON.parse(again.out) as { excerpts: { storeName: string }[]; warnings?: string[] };
+    t.is(after.warnings, undefined);
+    t.true(after.excerpts.some((e) => e.storeName === 'Glaciers'));
+    t.regex((await run(home, ['store', 'list'])).out, /Glaciers .*READY/);
+    t.notRegex((await run(home, ['status'])).out, /error/);
   },
 );
 
@@ -125,6 +160,8 @@ test.serial('a refused loopback Qdrant port: the local store answers within the 
   t.regex(r.err, /store "Remote" is unreachable and was left out of this search/);
   t.regex(r.err, /fix: check that its Qdrant server answers/);
   t.notRegex(r.err, /did not answer within/, 'a refusal is reported as itself, not as a timeout');
+  t.regex((await run(home, ['store', 'list'])).out, /Remote .*UNREACHABLE/);
+  t.regex((await run(home, ['status'])).err, /store "Remote" UNREACHABLE: .*ECONNREFUSED/);
   // The refusal is immediate; what is checked is that the search did not wait for a retry loop.
   t.log(`search with a refused Qdrant store took ${elapsed.toFixed(0)} ms`);
 });

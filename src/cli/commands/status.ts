@@ -37,6 +37,9 @@ async function runStatus({ values, io, json }: CommandContext<typeof options>): 
   io.stdout.write(`${formatStatus(info, format)}\n`);
   // stderr: a status bar shows stdout only, and --json output keeps its shape.
   for (const w of await configWarnings(home)) io.stderr.write(`kortty-rag status: ${sanitizeLine(w)}\n`);
+  // A store a search had to leave out is named with its state and fix (the line says "error N").
+  for (const e of info.errors.filter((x) => /^(DAMAGED|UNREACHABLE): /.test(x.reason)))
+    io.stderr.write(`kortty-rag status: store "${sanitizeLine(e.store)}" ${sanitizeLine(e.reason)}\n`);
   await writeStatusLines(info, home, { onlyIfChanged: true }).catch(() => {});
   return 0;
 }
