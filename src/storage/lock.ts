@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { createError } from '../errors.js';
 import { readJsonFile } from '../storage/json-file.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-files.js';
 import { pidAlive } from '../util/pid-alive.js';
 
 // One job per store across processes. The lock is a directory holding owner.json, built under a
@@ -79,9 +80,9 @@ export async function readOwner(lockPath: string): Promise<LockOwner | undefined
 
 async function tryCreate(lockPath: string, owner: LockOwner): Promise<boolean> {
   const prepared = `${lockPath}.new-${owner.pid}-${owner.nonce}`;
-  await mkdir(prepared);
+  await mkdir(prepared, { mode: PRIVATE_DIR_MODE });
   try {
-    await writeFile(join(prepared, 'owner.json'), JSON.stringify(owner));
+    await writeFile(join(prepared, 'owner.json'), JSON.stringify(owner), { mode: PRIVATE_FILE_MODE });
     await rename(prepared, lockPath);
     return true;
   } catch (err) {
@@ -122,7 +123,7 @@ async function isStale(lockPath: string, owner: LockOwner | undefined, staleMs: 
 async function takeOver(lockPath: string, seen: LockOwner | undefined, staleMs: number): Promise<void> {
   const guard = `${lockPath}.takeover`;
   try {
-    await mkdir(guard);
+    await mkdir(guard, { mode: PRIVATE_DIR_MODE });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     // Another contender is taking over; a guard left by a crashed contender expires too.

@@ -6,7 +6,6 @@ import { createError, isKorttyError, type KorttyError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
 import { type FsEnv, nodeFsEnv } from '../storage/fs-env.js';
 import { readJsonFile } from '../storage/json-file.js';
-import { type HealthKind, readStoreHealth } from '../storage/store-health.js';
 import {
   korttyHome,
   STORE_TOMBSTONE_PREFIX,
@@ -15,6 +14,8 @@ import {
   storesDir,
   storeTombstonePath,
 } from '../storage/paths.js';
+import { tightenDataDir } from '../storage/private-files.js';
+import { type HealthKind, readStoreHealth } from '../storage/store-health.js';
 import { parseJsonText } from '../util/json-check.js';
 import { killPoint } from '../util/kill-points.js';
 import { migrateSourceCounts } from './source-counts.js';
@@ -115,7 +116,10 @@ export async function scanStores(
 ): Promise<{ stores: StoreConfig[]; damaged: DamagedStore[]; unhealthy: UnhealthyStore[] }> {
   const stores: StoreConfig[] = [];
   const damaged: DamagedStore[] = [];
-  for (const id of await listStoreIds(home)) {
+  const ids = await listStoreIds(home);
+  // Data written by an older version under a permissive umask is made owner-only on opening.
+  await tightenDataDir(home, ids);
+  for (const id of ids) {
     try {
       stores.push(await loadStore(id, home));
     } catch (err) {
