@@ -122,7 +122,7 @@ export const ERROR_MESSAGES: { [C in ErrorCode]: (d: ErrorDetails[C]) => string 
   STORE_BUSY: (d) =>
     d.lost
       ? `store "${d.store}": this job stalled longer than ${d.staleMs} ms and lost its lock${d.pid ? ` to pid ${d.pid}` : ''}; nothing was activated`
-      : `a ${d.job ?? 'job'} is already running for store "${d.store}" (pid ${d.pid ?? '?'})`,
+      : `${withArticle(d.job ?? 'job')} is already running for store "${d.store}" (pid ${d.pid ?? '?'})`,
   JOB_CANCELLED: () => 'cancelled before activation; the previous snapshot is unchanged',
   // models
   MODEL_NOT_FOUND: (d) => `no installed embedding model "${d.id}"`,
@@ -244,4 +244,9 @@ export function isKorttyError(err: unknown): err is KorttyError;
 export function isKorttyError<C extends ErrorCode>(err: unknown, code: C): err is KorttyErrorOf<C>;
 export function isKorttyError(err: unknown, code?: ErrorCode): err is KorttyError {
   return err instanceof KorttyError && (code === undefined || err.code === code);
+}
+
+/** "a sync", "an update", "an install": the article a job's name takes. */
+function withArticle(noun: string): string {
+  return `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 }
