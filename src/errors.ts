@@ -48,6 +48,7 @@ export interface ErrorDetails {
   FSYNC_FAILED: { path: string; reason: string };
   DIR_FSYNC_FAILED: { path: string; reason: string };
   IO_FAILED: { path: string; op: string; reason: string };
+  DATA_DIR_NOT_WRITABLE: { home: string; path: string; reason: string };
   HNSW_FAILED: { path: string; op: string; reason: string };
   /** A file we wrote and read back (store.json, job.json, a profile, a keymap…) does not match its schema. */
   FILE_INVALID: { path: string; kind: string; field: string; expected: string; found: string };
@@ -155,6 +156,8 @@ export const ERROR_MESSAGES: { [C in ErrorCode]: (d: ErrorDetails[C]) => string 
   DIR_FSYNC_FAILED: (d) =>
     `${d.path}: directory fsync failed after activation (${d.reason}); the new file is in place but may not survive a power loss`,
   IO_FAILED: (d) => `${d.path}: ${d.op} failed (${d.reason})`,
+  DATA_DIR_NOT_WRITABLE: (d) =>
+    `the data directory ${d.home} is not writable (${d.path} is read-only to this user: ${d.reason}); make it writable or set KORTTY_HOME to a writable directory`,
   HNSW_FAILED: (d) => `${d.path}: HNSW ${d.op} failed (${d.reason})`,
   FILE_INVALID: (d) => `${d.path}: damaged ${d.kind}: ${d.field}: expected ${d.expected}, found ${d.found}`,
   // retrieval / AI
