@@ -2,8 +2,8 @@ import { openSnapshot } from '../index/snapshot-io.js';
 import type { OpenSnapshot } from '../index/snapshot-search.js';
 import {
   type QueryEmbedder,
-  STORE_DEADLINE_MS,
   type SearchDeps,
+  STORE_DEADLINE_MS,
   snapshotBackend,
 } from '../retrieve/search.js';
 import { korttyHome, snapshotPath } from '../storage/paths.js';

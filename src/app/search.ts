@@ -7,8 +7,8 @@ import { createSearchDeps } from './search-deps.js';
 // it runs, is tried first through warm.ts).
 
 export type { SearchMode, SearchResult } from '../retrieve/search.js';
-export { createSearchDeps, search };
 export { storeFailureWarning } from '../retrieve/search.js';
+export { createSearchDeps, search };
 
 /** One search in this process: opens the models and snapshots it needs, searches, closes them. */
 export async function searchOnce(

@@ -15,9 +15,9 @@ import {
   setSourceSync,
   setStoreRoles,
 } from '../store/engine.js';
-import { healthLabel } from '../store/store-config.js';
 import type { JobSpec } from '../store/job-protocol.js';
 import type { JobHandle, JobHandlers } from '../store/job-runner.js';
+import { healthLabel } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
 import type { Role, SourceOptions, SyncMode } from '../types.js';
 import { listDir, pathKind } from './fs-list.js';
