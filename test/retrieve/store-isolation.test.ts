@@ -7,7 +7,9 @@ import { search } from '../../src/retrieve/search.js';
 import { snapshotPath } from '../../src/storage/paths.js';
 import { addSources, createStore, findStore } from '../../src/store/engine.js';
 import { captureIO } from '../cli/capture.js';
+import { createFakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeQdrant } from '../helpers/fake-qdrant.js';
+import { connect, textOf } from '../mcp/harness.js';
 import { stopQueryService } from '../helpers/query-service.js';
 import { countingPorts, homeWithStarter, prose, tempDir, writeTree } from '../helpers/store-env.js';
 import { answeredBy, cli, writeConfig } from '../service/helpers.js';
@@ -204,3 +206,56 @@ test('KORTTY_STORE_DEADLINE_MS: a bad value falls back to the default', (t) => {
   const deps = createSearchDeps(join('/nonexistent', 'home'), { KORTTY_STORE_DEADLINE_MS: 'soon' });
   t.is(deps.storeDeadlineMs, 2000);
 });
+
+test.serial(
+  'a damaged snapshot: ask and MCP search_knowledge answer from the others with the warning',
+  async (t) => {
+    const home = await homeWithStarter();
+    await storeOf(home, 'Orchard', 'kiwi orchard irrigation', { autonomous: true });
+    const broken = await storeOf(home, 'Glaciers', 'kiwi glacier moraine', { autonomous: true });
+    await flipByte(snapshotPath(broken, home));
+    const chat = await createFakeOpenAI();
+    try {
+      t.is(
+        (
+          await run(home, [
+            'profile',
+            'add',
+            'writer',
+            '--base-url',
+            chat.url,
+            '--model',
+            'm',
+            '--role',
+            'text',
+          ])
+        ).code,
+        0,
+      );
+      const asked = await run(home, ['ask', '--no-service', 'what about the kiwi orchard?']);
+      t.is(asked.code, 0, asked.err);
+      t.regex(
+        asked.err,
+        /store "Glaciers" is damaged and was left out of this search: .*store rebuild Glaciers/,
+      );
+      t.regex(asked.err, /kiwi-orchard-irrigation\.md/);
+      t.notRegex(asked.err, /glacier-moraine/);
+    } finally {
+      await chat.close();
+    }
+    const mcp = await connect(home);
+    try {
+      const res = (await mcp.client.callTool({ name: 'search_knowledge', arguments: { query: 'kiwi' } })) as {
+        isError?: boolean;
+        structuredContent?: { excerpts: { store: string }[]; warnings?: string[] };
+      };
+      t.falsy(res.isError, textOf(res));
+      t.regex(textOf(res), /warning: store "Glaciers" is damaged .*store rebuild Glaciers/);
+      t.true(res.structuredContent!.excerpts.length > 0);
+      t.true(res.structuredContent!.excerpts.every((e) => e.store === 'Orchard'));
+      t.regex(res.structuredContent!.warnings?.join('\n') ?? '', /Glaciers/);
+    } finally {
+      await mcp.close();
+    }
+  },
+);
