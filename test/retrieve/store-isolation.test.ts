@@ -9,9 +9,9 @@ import { addSources, createStore, findStore } from '../../src/store/engine.js';
 import { captureIO } from '../cli/capture.js';
 import { createFakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeQdrant } from '../helpers/fake-qdrant.js';
-import { connect, textOf } from '../mcp/harness.js';
 import { stopQueryService } from '../helpers/query-service.js';
 import { countingPorts, homeWithStarter, prose, tempDir, writeTree } from '../helpers/store-env.js';
+import { connect, textOf } from '../mcp/harness.js';
 import { answeredBy, cli, writeConfig } from '../service/helpers.js';
 
 // One store that cannot be searched (a damaged snapshot, a Qdrant server that refuses or holds
