@@ -43,10 +43,12 @@ export interface ErrorDetails {
   MODEL_FILE_MISSING: { path: string; id: string };
   MODEL_BUSY: { id: string; pid: Pid };
   SNAPSHOT_CORRUPT: { path: string; reason: string };
+  SNAPSHOT_NEEDS_REBUILD: { path: string; reason: string; store: string };
   SNAPSHOT_VERSION: { path: string; version: number | string };
   FSYNC_FAILED: { path: string; reason: string };
   DIR_FSYNC_FAILED: { path: string; reason: string };
   IO_FAILED: { path: string; op: string; reason: string };
+  DATA_DIR_NOT_WRITABLE: { home: string; path: string; reason: string };
   HNSW_FAILED: { path: string; op: string; reason: string };
   /** A file we wrote and read back (store.json, job.json, a profile, a keymap…) does not match its schema. */
   FILE_INVALID: { path: string; kind: string; field: string; expected: string; found: string };
@@ -121,7 +123,7 @@ export const ERROR_MESSAGES: { [C in ErrorCode]: (d: ErrorDetails[C]) => string 
   STORE_BUSY: (d) =>
     d.lost
       ? `store "${d.store}": this job stalled longer than ${d.staleMs} ms and lost its lock${d.pid ? ` to pid ${d.pid}` : ''}; nothing was activated`
-      : `a ${d.job ?? 'job'} is already running for store "${d.store}" (pid ${d.pid ?? '?'})`,
+      : `${withArticle(d.job ?? 'job')} is already running for store "${d.store}" (pid ${d.pid ?? '?'})`,
   JOB_CANCELLED: () => 'cancelled before activation; the previous snapshot is unchanged',
   // models
   MODEL_NOT_FOUND: (d) => `no installed embedding model "${d.id}"`,
@@ -147,11 +149,15 @@ export const ERROR_MESSAGES: { [C in ErrorCode]: (d: ErrorDetails[C]) => string 
   MODEL_BUSY: (d) => `model "${d.id}" is being installed by another process (pid ${d.pid})`,
   // snapshots / storage
   SNAPSHOT_CORRUPT: (d) => `${d.path}: snapshot is damaged (${d.reason})`,
+  SNAPSHOT_NEEDS_REBUILD: (d) =>
+    `${d.path}: snapshot is damaged (${d.reason}); an update cannot build on it. Rebuild the store from its sources: kortty-rag store rebuild ${d.store}`,
   SNAPSHOT_VERSION: (d) => `${d.path}: unsupported snapshot version ${d.version}`,
   FSYNC_FAILED: (d) => `${d.path}: fsync failed (${d.reason}); the candidate was abandoned`,
   DIR_FSYNC_FAILED: (d) =>
     `${d.path}: directory fsync failed after activation (${d.reason}); the new file is in place but may not survive a power loss`,
   IO_FAILED: (d) => `${d.path}: ${d.op} failed (${d.reason})`,
+  DATA_DIR_NOT_WRITABLE: (d) =>
+    `the data directory ${d.home} is not writable (${d.path} is read-only to this user: ${d.reason}); make it writable or set KORTTY_HOME to a writable directory`,
   HNSW_FAILED: (d) => `${d.path}: HNSW ${d.op} failed (${d.reason})`,
   FILE_INVALID: (d) => `${d.path}: damaged ${d.kind}: ${d.field}: expected ${d.expected}, found ${d.found}`,
   // retrieval / AI
@@ -241,4 +247,9 @@ export function isKorttyError(err: unknown): err is KorttyError;
 export function isKorttyError<C extends ErrorCode>(err: unknown, code: C): err is KorttyErrorOf<C>;
 export function isKorttyError(err: unknown, code?: ErrorCode): err is KorttyError {
   return err instanceof KorttyError && (code === undefined || err.code === code);
+}
+
+/** "a sync", "an update", "an install": the article a job's name takes. */
+function withArticle(noun: string): string {
+  return `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 }

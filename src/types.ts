@@ -21,6 +21,7 @@ export type SkipReason =
   | 'too-large'
   | 'symlink'
   | 'special-file'
+  | 'hard-link'
   | 'permission-denied'
   | 'read-error'
   | 'hidden'
@@ -118,6 +119,12 @@ export interface SourceOptions {
   exclude: string[];
   /** Honour .gitignore files (nested, as git does). */
   gitignore: boolean;
+  /**
+   * Read regular files that have more than one name (hard links). Off by default: a hard link
+   * inside a source to a file outside it would index and serve a file the user never added, and
+   * only the link count is visible, not where the other names are.
+   */
+  hardLinks?: boolean;
 }
 
 export interface PreviewBounds {

@@ -1,6 +1,12 @@
 import { join } from 'node:path';
 import { createError, isKorttyError } from '../errors.js';
-import { type SearchDeps, type SearchRequest, type SearchResult, search } from '../retrieve/search.js';
+import {
+  type SearchDeps,
+  type SearchRequest,
+  type SearchResult,
+  search,
+  storeFailureWarning,
+} from '../retrieve/search.js';
 import { aiDir, korttyHome, profilesPath, runsDir, skillsDir } from '../storage/paths.js';
 import { damagedStoreWarning, scanStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
@@ -43,7 +49,8 @@ export interface ActionInput {
   backend?: ChatBackend;
   searchDeps: SearchDeps<StoreConfig>;
   /** One retrieval; default `search(req, searchDeps)`. The CLI routes it through the query service. */
-  retrieve?: (req: SearchRequest<StoreConfig>) => Promise<Pick<SearchResult, 'excerpts' | 'block'>>;
+  /** `warnings` name the stores left out of that retrieval (damaged, unreachable). */
+  retrieve?: (req: SearchRequest<StoreConfig>) => Promise<Retrieved>;
   /** Called once the stores are chosen, before any retrieval, model load or chat request. */
   onPlan?: (plan: { stores: readonly StoreConfig[]; before: boolean; tool: boolean }) => void;
   /** The excerpts retrieved before the answer (tool-call retrievals are not reported here). */
@@ -81,6 +88,17 @@ export async function resolveProfile(
   return { profile, roles: cfg.roles };
 }
 
+type Retrieved = Pick<SearchResult, 'excerpts' | 'block'> & { warnings?: string[] };
+
+/** An in-process search as a retrieval: its left-out stores become warnings. */
+export async function searchRetrieval(
+  req: SearchRequest<StoreConfig>,
+  deps: SearchDeps<StoreConfig>,
+): Promise<Retrieved> {
+  const res = await search(req, deps);
+  return { ...res, warnings: res.failedStores.map(storeFailureWarning) };
+}
+
 export async function runAction(input: ActionInput): Promise<ActionResult> {
   const home = input.home ?? korttyHome();
   const { profile, roles } = await resolveProfile(input.profile, input.action, home);
@@ -89,7 +107,19 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   for (const d of damaged) input.onWarning?.(damagedStoreWarning(d));
   const stores = storesForAction(input.action, profile.name, allStores, roles);
   const plan = retrievalPlan(profile.retrievalMode);
-  const retrieve = input.retrieve ?? ((req: SearchRequest<StoreConfig>) => search(req, input.searchDeps));
+  const retrieveRaw =
+    input.retrieve ?? ((req: SearchRequest<StoreConfig>) => searchRetrieval(req, input.searchDeps));
+  // Each left-out store is said once per action, however many tool calls retrieve.
+  const said = new Set<string>();
+  const retrieve = async (req: SearchRequest<StoreConfig>) => {
+    const res = await retrieveRaw(req);
+    for (const w of res.warnings ?? []) {
+      if (said.has(w)) continue;
+      said.add(w);
+      input.onWarning?.(w);
+    }
+    return res;
+  };
   input.onPlan?.({ stores, ...plan });
   const excerpts: Excerpt[] = [];
   if (plan.before && stores.length > 0) {

@@ -1,4 +1,4 @@
-import { type ActionInput, type ActionResult, runAction } from '../ai/ask.js';
+import { type ActionInput, type ActionResult, runAction, searchRetrieval } from '../ai/ask.js';
 import type { SearchRequest } from '../retrieve/search.js';
 import { searchViaService } from '../service/warm-path.js';
 import { korttyHome } from '../storage/paths.js';
@@ -24,15 +24,6 @@ export async function ask(opts: AskOptions): Promise<ActionResult> {
   const { home = korttyHome(), useService = true, verbose, warn, ...action } = opts;
   const deps = createSearchDeps(home);
   let viaService = useService;
-  // Stores a retrieval left out, said once each (an action may retrieve again through its tool).
-  const said = new Set<string>();
-  const leftOut = (warnings: readonly string[] | undefined) => {
-    for (const w of warnings ?? []) {
-      if (said.has(w)) continue;
-      said.add(w);
-      action.onWarning?.(w);
-    }
-  };
   const retrieve = async (req: SearchRequest<StoreConfig>) => {
     if (viaService) {
       const warm = await searchViaService(
@@ -46,18 +37,15 @@ export async function ask(opts: AskOptions): Promise<ActionResult> {
         },
         { home, verbose, warn },
       );
-      if (warm.ok) {
-        leftOut(warm.value.warnings);
-        return warm.value as unknown as { excerpts: Excerpt[]; block: string };
-      }
+      if (warm.ok)
+        return warm.value as unknown as { excerpts: Excerpt[]; block: string; warnings?: string[] };
       viaService = false;
       verbose?.(`query service not used (${warm.reason}); retrieving in-process`);
     }
     // Loaded on first use: when the service answers, this process never loads the search path.
+    // Left-out stores come back as warnings; runAction says each once per action.
     const { answerQuery } = await import('./query.js');
-    const res = await answerQuery(req, deps);
-    leftOut(res.warnings);
-    return res;
+    return answerQuery(req, deps);
   };
   try {
     return await runAction({ ...action, searchDeps: deps, retrieve });

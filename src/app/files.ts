@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createError } from '../errors.js';
+import { PRIVATE_DIR_MODE } from '../storage/private-files.js';
 
 // The few plain file operations the faces need (a prompt file, a path's kind, an append-only log,
 // the package version), so the faces themselves never import node:fs.
@@ -21,7 +22,7 @@ export async function pathKind(path: string): Promise<'file' | 'folder'> {
 export async function openAppendLog(
   path: string,
 ): Promise<{ stream: NodeJS.WritableStream; close(): Promise<void> }> {
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
   const stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
   return { stream, close: () => new Promise<void>((r) => stream.end(r)) };
 }

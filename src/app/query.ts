@@ -2,14 +2,14 @@ import { countTokens } from '../chunk/tokenizer.js';
 import type { BlockAnswer, BlockRequest } from '../retrieve/answer.js';
 import { renderContextBlock } from '../retrieve/block.js';
 import { selectExcerpts } from '../retrieve/bounds.js';
-import { type SearchDeps, type StoreFailure, search } from '../retrieve/search.js';
+import { type SearchDeps, search, storeFailureWarning } from '../retrieve/search.js';
 import type { StoreConfig } from '../store/store-types.js';
 import type { Candidate, Excerpt } from '../types.js';
 
 // The one function from a query (with its store set, mode, bounds and shaping option) to the block
 // and its candidates. `search`, the query service, `ask` and the MCP server all call it (the
 // service and the MCP server get it injected), so they hand out byte-identical blocks; stores a
-// search had to leave out become warnings, worded like those of a damaged store.json.
+// search had to leave out become warnings (retrieve/search.ts words them).
 
 export type { BlockAnswer, BlockRequest } from '../retrieve/answer.js';
 
@@ -19,12 +19,7 @@ export async function answerQuery(
 ): Promise<BlockAnswer> {
   const { warnings = [], ...request } = req;
   const res = await search(request, deps);
-  return { ...res, warnings: [...warnings, ...res.failedStores.map(failedStoreWarning)] };
-}
-
-/** `store NAME skipped: REASON (FIX)`, the same wording as a damaged store.json's warning. */
-export function failedStoreWarning(f: StoreFailure): string {
-  return `store ${f.storeName} skipped: ${f.reason}${f.fix ? ` (${f.fix})` : ''}`;
+  return { ...res, warnings: [...warnings, ...res.failedStores.map(storeFailureWarning)] };
 }
 
 /** search() bounds the block to 25% of this when no context window is given; so does one excerpt. */

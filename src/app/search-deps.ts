@@ -1,8 +1,13 @@
-import { stat } from 'node:fs/promises';
 import { openSnapshot } from '../index/snapshot-io.js';
 import type { OpenSnapshot } from '../index/snapshot-search.js';
-import { type QueryEmbedder, type SearchDeps, snapshotBackend } from '../retrieve/search.js';
+import {
+  type QueryEmbedder,
+  type SearchDeps,
+  STORE_DEADLINE_MS,
+  snapshotBackend,
+} from '../retrieve/search.js';
 import { korttyHome, snapshotPath } from '../storage/paths.js';
+import { fileIdentity, recordStoreHealth } from '../storage/store-health.js';
 import type { StoreConfig } from '../store/store-types.js';
 
 export type AppSearchDeps = SearchDeps<StoreConfig> & { close(): Promise<void> };
@@ -12,12 +17,21 @@ export type AppSearchDeps = SearchDeps<StoreConfig> & { close(): Promise<void> }
  * and the MCP server reuse models and snapshots): each store's own embedding model, and its
  * local snapshot or Qdrant collection.
  */
-export function createSearchDeps(home = korttyHome()): AppSearchDeps {
+export function createSearchDeps(home = korttyHome(), env: NodeJS.ProcessEnv = process.env): AppSearchDeps {
   const embedders = new Map<string, Promise<QueryEmbedder & { close(): Promise<void> }>>();
   // Keyed by the file's identity: activation renames a new file into place, so a new snapshot
   // always has a new inode even when size and mtime happen to match the old one.
   const snaps = new Map<string, { identity: string; snap: OpenSnapshot | null }>();
   return {
+    storeDeadlineMs: storeDeadlineFromEnv(env),
+    // Remembered for status, store list and the TUI; a failure to remember never fails a search.
+    // The status cache is refreshed when the health changed, so the status bar shows it at once.
+    onSearched: async ({ failed, answered }) => {
+      try {
+        if (await recordStoreHealth(home, failed, answered))
+          await (await import('./status.js')).refreshStatus(home);
+      } catch {}
+    },
     embedderFor(store) {
       const key = store.fingerprint.fileSha256 + store.fingerprint.queryPrefix;
       let e = embedders.get(key);
@@ -46,10 +60,7 @@ export function createSearchDeps(home = korttyHome()): AppSearchDeps {
         return qdrantBackend(store, home);
       }
       const path = snapshotPath(store.id, home);
-      const identity = await stat(path).then(
-        (s) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`,
-        () => '',
-      );
+      const identity = await fileIdentity(path);
       const cached = snaps.get(store.id);
       let snap: OpenSnapshot | null;
       if (cached && cached.identity === identity) snap = cached.snap;
@@ -70,4 +81,19 @@ export function createSearchDeps(home = korttyHome()): AppSearchDeps {
       snaps.clear();
     },
   };
+}
+
+/**
+ * KORTTY_STORE_DEADLINE_MS: how long one store may take before a search leaves it out (default
+ * STORE_DEADLINE_MS). A value that is not a whole number of at least 1 is ignored, said once.
+ */
+function storeDeadlineFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.KORTTY_STORE_DEADLINE_MS;
+  if (raw === undefined || raw === '') return STORE_DEADLINE_MS;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1) return n;
+  process.stderr.write(
+    `kortty-rag: KORTTY_STORE_DEADLINE_MS=${JSON.stringify(raw).slice(0, 40)} is not a whole number of milliseconds; using ${STORE_DEADLINE_MS}\n`,
+  );
+  return STORE_DEADLINE_MS;
 }

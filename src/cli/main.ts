@@ -1,4 +1,6 @@
 import { isKorttyError } from '../errors.js';
+import { unwritableDataDir } from '../storage/data-dir-access.js';
+import { korttyHome } from '../storage/paths.js';
 import {
   type Command,
   type CommandGroup,
@@ -142,7 +144,10 @@ async function runCommand(cmd: Command, argv: string[], io: CliIO, debugFlag: bo
     return await cmd.run({ values: values as never, positionals, args, io: tio, out, json });
   } catch (err) {
     if (isUsageError(err)) return usageFailure(cmd, err, tio, debug);
-    tio.stderr.write(`kortty-rag ${cmd.name}: ${describeError(err, debug)}\n`);
+    const home = korttyHome(io.env);
+    const shown =
+      unwritableDataDir(err, home) ?? unwritableDataDir((err as { cause?: unknown })?.cause, home) ?? err;
+    tio.stderr.write(`kortty-rag ${cmd.name}: ${describeError(shown, debug)}\n`);
     return 1;
   } finally {
     tio.flush();

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { atomicWrite } from '../storage/atomic-write.js';
 import { modelsDir } from '../storage/paths.js';
+import { PRIVATE_DIR_MODE } from '../storage/private-files.js';
 import { buildChatModel, type ChatModelParams } from './chat-model.js';
 import { readGgufHeader } from './gguf-file.js';
 import { parseGguf } from './gguf-reader.js';
@@ -80,7 +81,7 @@ export async function generateChatModel(
 }
 
 async function writeModel(path: string, bytes: Buffer): Promise<GeneratedModel> {
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
   await atomicWrite(path, bytes, { verify: (b) => void parseGguf(b, { label: path }) });
   return { path, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
 }

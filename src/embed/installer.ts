@@ -4,6 +4,7 @@ import { createError, isKorttyError, type KorttyError } from '../errors.js';
 import { errReason } from '../storage/atomic-write.js';
 import { acquireLock, type StoreLock } from '../storage/lock.js';
 import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
+import { PRIVATE_DIR_MODE } from '../storage/private-files.js';
 import { type CatalogModel, catalogEntry, huggingFaceUrl } from './catalog.js';
 import { sha256File } from './fingerprint.js';
 import {
@@ -80,7 +81,7 @@ export async function installModel(id: string, opts: InstallOptions = {}): Promi
   const lock = await acquireInstallLock(id, home);
   try {
     // Under the lock: another install removes an empty staging directory when it ends.
-    await fsp.mkdir(staging, { recursive: true });
+    await fsp.mkdir(staging, { recursive: true, mode: PRIVATE_DIR_MODE });
     const early = await checkExisting(plan, dest, home);
     if (early) return early;
     const staged = join(staging, plan.fileName);
@@ -444,7 +445,7 @@ export const INSTALL_LOCK_STALE_MS = 60_000;
  */
 export async function acquireInstallLock(id: string, home = korttyHome()): Promise<StoreLock> {
   const staging = partialDownloadDir(id, home);
-  await fsp.mkdir(dirname(staging), { recursive: true });
+  await fsp.mkdir(dirname(staging), { recursive: true, mode: PRIVATE_DIR_MODE });
   try {
     return await acquireLock(`${staging}${INSTALL_LOCK_SUFFIX}`, id, {
       job: 'install',

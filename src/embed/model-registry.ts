@@ -6,6 +6,7 @@ import { createError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
 import { nodeFsEnv } from '../storage/fs-env.js';
 import { korttyHome, modelsDir, TEMP_PREFIX } from '../storage/paths.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-files.js';
 import type { ModelFingerprint } from '../types.js';
 import { parseJsonText } from '../util/json-check.js';
 import { sanitizeLine } from '../util/terminal-text.js';
@@ -190,7 +191,7 @@ export async function listInstalled(home = korttyHome()): Promise<InstallRecord[
 }
 
 export async function writeRecord(record: InstallRecord, home = korttyHome()): Promise<void> {
-  await fsp.mkdir(modelRecordsDir(home), { recursive: true });
+  await fsp.mkdir(modelRecordsDir(home), { recursive: true, mode: PRIVATE_DIR_MODE });
   await atomicWrite(modelRecordPath(record.id, home), Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
 }
 
@@ -314,7 +315,7 @@ export async function addLocalModel(
 }
 
 async function copyInto(src: string, dest: string, home: string): Promise<void> {
-  await fsp.mkdir(modelsDir(home), { recursive: true });
+  await fsp.mkdir(modelsDir(home), { recursive: true, mode: PRIVATE_DIR_MODE });
   if (await nodeFsEnv.exists(dest)) {
     if ((await sha256File(dest)) === (await sha256File(src))) return;
     throw createError('MODEL_EXISTS', {
@@ -338,6 +339,8 @@ async function copyInto(src: string, dest: string, home: string): Promise<void> 
  * EEXIST instead. Then drop the old name and make both directory entries durable.
  */
 export async function placeWithoutOverwrite(from: string, to: string): Promise<void> {
+  // A download or a copy keeps the mode it was written with (umask, or the copied file's own).
+  await fsp.chmod(from, PRIVATE_FILE_MODE).catch(() => {});
   try {
     await fsp.link(from, to);
   } catch (err) {

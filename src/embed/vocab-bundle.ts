@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createError } from '../errors.js';
 import { atomicWrite, errReason } from '../storage/atomic-write.js';
+import { PRIVATE_DIR_MODE } from '../storage/private-files.js';
 import { pidAlive } from '../util/pid-alive.js';
 import { parseGguf } from './gguf-reader.js';
 
@@ -59,7 +60,7 @@ export async function extractVocabs(names: VocabName[], cacheDir: string, bundle
     if (!(await isValidGguf(paths[i]!))) missing.push(n);
   }
   if (missing.length === 0) return paths;
-  await mkdir(cacheDir, { recursive: true });
+  await mkdir(cacheDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   // A private bare repository: the bundle is a squashed single commit, fetched in ~3 s. Its name
   // carries our pid, so a later run can tell a killed extraction's leftover from a live one.
   const repo = await mkdtemp(join(cacheDir, `${BUNDLE_PREFIX}${process.pid}-`));

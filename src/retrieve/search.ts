@@ -52,7 +52,21 @@ export interface SearchDeps<S extends SearchableStore = SearchableStore> {
   /** Query embedder for a store (its own model, its query prefix). */
   embedderFor(store: S): Promise<QueryEmbedder>;
   backendFor(store: S): Promise<StoreBackend | null>;
+  /** How long one store may take to open and answer before it is left out (default STORE_DEADLINE_MS). */
+  storeDeadlineMs?: number;
+  /** Told after each search which stores were left out and which answered (to remember their health). */
+  onSearched?(outcome: {
+    failed: readonly StoreFailure[];
+    answered: readonly string[];
+  }): Promise<void> | void;
 }
+
+/**
+ * A store that has not opened and answered within this is left out as unreachable: a slow Qdrant
+ * server must not hold up the answer from the healthy stores. Generous for a local snapshot of
+ * hundreds of MB, short enough that a popup does not feel hung.
+ */
+export const STORE_DEADLINE_MS = 2000;
 
 export interface SearchRequest<S extends SearchableStore = SearchableStore> {
   stores: readonly S[];
@@ -113,11 +127,26 @@ export async function search<S extends SearchableStore>(
   const stores = [...new Map(req.stores.map((s) => [s.id, s])).values()].sort((a, b) =>
     a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
   );
+  const deadlineMs = deps.storeDeadlineMs ?? STORE_DEADLINE_MS;
+  const failedStores: StoreFailure[] = [];
+  const failed = new Set<string>();
+  // Each store on its own: one that cannot be opened or searched in time is left out and reported;
+  // the others answer as if it were absent.
+  const isolate = async <T>(store: S, work: () => Promise<T> | T): Promise<T | undefined> => {
+    if (failed.has(store.id)) return undefined;
+    try {
+      return await withDeadline(Promise.resolve().then(work), deadlineMs, store);
+    } catch (err) {
+      failed.add(store.id);
+      failedStores.push(storeFailure(store, err, deadlineMs));
+      return undefined;
+    }
+  };
   const searched: Searched<S>[] = [];
   for (const store of stores) {
     const allowed = new Set(store.sources.filter((s) => s.enabled).map((s) => s.id));
     if (allowed.size === 0) continue;
-    const backend = await deps.backendFor(store);
+    const backend = await isolate(store, () => deps.backendFor(store));
     if (!backend) continue;
     const lexical = mode !== 'vector' && backend.lexical !== undefined;
     searched.push({
@@ -143,11 +172,16 @@ export async function search<S extends SearchableStore>(
     const qv = await embedder.embedQuery(query);
     const t1 = performance.now();
     timings.embedMs += t1 - t0;
-    for (const s of group)
-      hits.get(s.store.id)!.vector = await s.backend.vector(qv, CANDIDATES_PER_LIST, s.allowed);
+    // The stores of a space are asked at once: each has its own deadline, not a share of one.
+    await Promise.all(
+      group.map(async (s) => {
+        const found = await isolate(s.store, () => s.backend.vector(qv, CANDIDATES_PER_LIST, s.allowed));
+        if (found) hits.get(s.store.id)!.vector = found;
+      }),
+    );
     timings.searchMs += performance.now() - t1;
   }
-  const lexical = searched.filter((x) => x.lexical);
+  const lexical = searched.filter((x) => x.lexical && !failed.has(x.store.id));
   if (lexical.length > 0) {
     const t1 = performance.now();
     // Each store scores with its own statistics (its ranking is what it would be alone); a hit's
@@ -155,18 +189,21 @@ export async function search<S extends SearchableStore>(
     // holds are left out of every ceiling: no store can match them.
     const stats = lexical.map((s) => s.backend.lexicalStats?.(query));
     const held = new Set(stats.flatMap((st) => (st ? [...st.df.keys()] : [])));
-    lexical.forEach((s, i) => {
+    for (const [i, s] of lexical.entries()) {
       const ceiling = stats[i] ? bm25Ceiling(stats[i], held) : 0;
-      hits.get(s.store.id)!.lexical = s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed).map((c) =>
+      const found = await isolate(s.store, () => s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed));
+      if (!found) continue;
+      hits.get(s.store.id)!.lexical = found.map((c) =>
         ceiling > 0 && c.lexicalScore !== undefined ? { ...c, lexicalMatch: c.lexicalScore / ceiling } : c,
       );
-    });
+    }
     timings.searchMs += performance.now() - t1;
   }
+  const answered = searched.filter((s) => !failed.has(s.store.id));
 
   const t2 = performance.now();
   const candidates = mergeStores(
-    searched.map(
+    answered.map(
       (s): StoreHits => ({
         storeId: s.store.id,
         fusion: req.fusion ?? defaultFusionFor(s.store.modelId),
@@ -186,7 +223,51 @@ export async function search<S extends SearchableStore>(
   );
   const block = renderContextBlock(excerpts);
   timings.assembleMs = performance.now() - t2;
-  return { shapedQuery: query, failedStores: [], excerpts, block, candidates, timings };
+  await deps.onSearched?.({ failed: failedStores, answered: answered.map((s) => s.store.id) });
+  return { shapedQuery: query, failedStores, excerpts, block, candidates, timings };
+}
+
+/** `work`, or a rejection once `ms` have passed (the late work's outcome is dropped). */
+function withDeadline<T>(work: Promise<T>, ms: number, store: SearchableStore): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeout(store, ms)), ms);
+  });
+  work.catch(() => {});
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+class StoreTimeout extends Error {
+  constructor(store: SearchableStore, ms: number) {
+    super(`store "${store.name}" did not answer within ${ms} ms`);
+  }
+}
+
+/** Why a store was left out, and what the user can do about it. */
+export function storeFailure(store: SearchableStore, err: unknown, deadlineMs: number): StoreFailure {
+  const reason = firstLine(err instanceof Error ? err.message : String(err));
+  const base = { storeId: store.id, storeName: store.name, reason };
+  if (store.type === 'qdrant' || err instanceof StoreTimeout) {
+    return {
+      ...base,
+      kind: 'unreachable',
+      fix:
+        store.type === 'qdrant'
+          ? `check that its Qdrant server answers (within ${deadlineMs} ms), then search again`
+          : `search again; if it stays slow: kortty-rag store rebuild ${store.name}`,
+    };
+  }
+  return { ...base, kind: 'damaged', fix: `kortty-rag store rebuild ${store.name}` };
+}
+
+/** The one-line warning a face shows for a store left out of a search. */
+export function storeFailureWarning(f: StoreFailure): string {
+  const what = f.kind === 'damaged' ? 'is damaged' : 'is unreachable';
+  return `store "${f.storeName}" ${what} and was left out of this search: ${f.reason} (fix: ${f.fix})`;
+}
+
+function firstLine(s: string): string {
+  return s.split('\n', 1)[0]!.trim();
 }
 
 /** Stores whose fingerprints are equal embed into the same space: their cosines compare. */

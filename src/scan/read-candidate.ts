@@ -18,6 +18,8 @@ export interface Candidate {
   rel: string;
   format: FormatInfo;
   maxFileBytes: number;
+  /** Read files with more than one name (SourceOptions.hardLinks). */
+  hardLinks: boolean;
   /** The source root itself: an unreadable root is fatal (spec), not a row. */
   isRoot: boolean;
 }
@@ -55,6 +57,14 @@ export function* readCandidate(
   try {
     const limit = c.maxFileBytes;
     if (!stat.isFile()) return skip('special-file', 'changed into a special file during the scan; not read');
+    // The other names of a hard link cannot be found, so one may lie outside the source: such a
+    // file is read only when the user said the source's hard links are theirs to index.
+    if (stat.nlink > 1 && !c.hardLinks) {
+      return skip(
+        'hard-link',
+        `a hard link (${stat.nlink} names; the others may lie outside this source); not read (add the source with --hard-links to index it)`,
+      );
+    }
     if (stat.size > limit) {
       return skip(
         'too-large',

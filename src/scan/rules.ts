@@ -88,6 +88,7 @@ export function resolveSourceOptions(options: Partial<SourceOptions> = {}): Sour
     include: validateGlobs('include', options.include ?? []),
     exclude: validateGlobs('exclude', options.exclude ?? []),
     gitignore: options.gitignore ?? DEFAULT_SOURCE_OPTIONS.gitignore,
+    ...(options.hardLinks ? { hardLinks: true } : {}),
   };
 }
 

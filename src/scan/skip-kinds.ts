@@ -13,6 +13,7 @@ const BY_DESIGN: ReadonlySet<string> = new Set<SkipReason>([
   'too-large',
   'symlink',
   'special-file',
+  'hard-link',
   'hidden',
   'excluded-dir',
   'gitignored',

@@ -112,7 +112,15 @@ export async function walkFile(root: string, options: SourceOptions, ctx: WalkCo
     return out;
   }
   const open = () => openNoFollow(root);
-  const c = { abs: root, open, rel: name, format, maxFileBytes: options.maxFileBytes, isRoot: true };
+  const c = {
+    abs: root,
+    open,
+    rel: name,
+    format,
+    maxFileBytes: options.maxFileBytes,
+    hardLinks: options.hardLinks === true,
+    isRoot: true,
+  };
   const r = await finish(readCandidate(c, ctx.tracker, ctx.scratch), ctx);
   out.entries.push(r.entry);
   if (r.stopped) out.stoppedAt = [];
@@ -220,7 +228,15 @@ async function walkDir(
       return;
     }
     const open = () => openFileIn(dir, name);
-    const c = { abs, open, rel, format, maxFileBytes: w.options.maxFileBytes, isRoot: false };
+    const c = {
+      abs,
+      open,
+      rel,
+      format,
+      maxFileBytes: w.options.maxFileBytes,
+      hardLinks: w.options.hardLinks === true,
+      isRoot: false,
+    };
     const step = readCandidate(c, w.ctx.tracker, w.ctx.scratch);
     const first = step.next(); // most files are done in one step: no promise needed
     const r = first.done ? first.value : await finish(step, w.ctx, first);

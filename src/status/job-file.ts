@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isKorttyError } from '../errors.js';
 import { readJsonFile } from '../storage/json-file.js';
 import { korttyHome, storeDir, storesDir } from '../storage/paths.js';
+import { PRIVATE_FILE_MODE } from '../storage/private-files.js';
 import { pidAlive } from '../util/pid-alive.js';
 
 // A running job publishes its progress in its store directory (job.json); `kortty-rag status`
@@ -63,7 +64,7 @@ export function createJobPublisher(
       // temp + rename (no fsync: it is progress, not data), so readers see whole files only.
       const tmp = `${path}.${process.pid}.tmp`;
       pending = pending.then(() =>
-        writeFile(tmp, JSON.stringify(body))
+        writeFile(tmp, JSON.stringify(body), { mode: PRIVATE_FILE_MODE })
           .then(() => rename(tmp, path))
           .catch(() => rm(tmp, { force: true }).catch(() => {})),
       );

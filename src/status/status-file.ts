@@ -1,6 +1,7 @@
-import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { readJsonFile } from '../storage/json-file.js';
 import { korttyHome, ragDir, statusPath } from '../storage/paths.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-files.js';
 import { type DamagedFile, scanJobFiles } from './job-file.js';
 import { writeStatusLines } from './status-lines.js';
 import {
@@ -24,10 +25,12 @@ import {
 export type StoreLister = (home: string) => Promise<{
   stores: readonly StatusStore[];
   damaged: readonly { id: string; name?: string; path: string; error: { message: string } }[];
+  /** Usable stores the last search could not use (damaged snapshot, unreachable server). */
+  unhealthy?: readonly { id: string; name: string; kind: string; reason: string; fix: string }[];
 }>;
 
 export async function refreshStatusFile(scanStores: StoreLister, home = korttyHome()): Promise<StatusInfo> {
-  const { stores, damaged } = await scanStores(home);
+  const { stores, damaged, unhealthy = [] } = await scanStores(home);
   const jobFiles = await scanJobFiles(home);
   const notes: DamagedNote[] = [
     ...damaged.map((d) => ({
@@ -37,12 +40,23 @@ export async function refreshStatusFile(scanStores: StoreLister, home = korttyHo
       storeFile: true,
     })),
     ...jobFiles.damaged.map(jobNote),
+    ...unhealthy.map((u) => ({
+      store: u.name,
+      path: u.kind === 'damaged' ? 'snapshot' : 'Qdrant server',
+      message: `${u.kind === 'damaged' ? 'DAMAGED' : 'UNREACHABLE'}: ${u.reason} (fix: ${u.fix})`,
+    })),
   ];
   const info = computeStatus(stores, jobFiles.jobs, new Date(), notes);
-  await mkdir(ragDir(home), { recursive: true });
+  await mkdir(ragDir(home), { recursive: true, mode: PRIVATE_DIR_MODE });
   const tmp = `${statusPath(home)}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify(info));
-  await rename(tmp, statusPath(home));
+  try {
+    await writeFile(tmp, JSON.stringify(info), { mode: PRIVATE_FILE_MODE });
+    await rename(tmp, statusPath(home));
+  } catch (err) {
+    // A cache that could not be written leaves no temp behind (the next refresh writes it again).
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
   await writeStatusLines(info, home);
   return info;
 }

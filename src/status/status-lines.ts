@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { ragDir, statusTextPath, statusTmuxPath, tempPathFor } from '../storage/paths.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-files.js';
 import { formatStatus, type StatusInfo } from './status-model.js';
 
 // The status line, pre-rendered: rag/status.txt (plain) and rag/status.tmux (tmux colours), so a
@@ -15,7 +16,7 @@ export async function writeStatusLines(
   opts: { onlyIfChanged?: boolean } = {},
 ): Promise<void> {
   // A refresh of existing lines never creates the directory (it may have been removed on purpose).
-  if (!opts.onlyIfChanged) await mkdir(ragDir(home), { recursive: true });
+  if (!opts.onlyIfChanged) await mkdir(ragDir(home), { recursive: true, mode: PRIVATE_DIR_MODE });
   const lines: [string, string][] = [
     [statusTextPath(home), `${formatStatus(info, 'plain')}\n`],
     [statusTmuxPath(home), `${formatStatus(info, 'tmux')}\n`],
@@ -23,7 +24,12 @@ export async function writeStatusLines(
   for (const [path, text] of lines) {
     if (opts.onlyIfChanged && (await readFile(path, 'utf8').catch(() => undefined)) === text) continue;
     const tmp = tempPathFor(path, `${process.pid}-${++seq}`);
-    await writeFile(tmp, text);
-    await rename(tmp, path);
+    try {
+      await writeFile(tmp, text, { mode: PRIVATE_FILE_MODE });
+      await rename(tmp, path);
+    } catch (err) {
+      await unlink(tmp).catch(() => {});
+      throw err;
+    }
   }
 }

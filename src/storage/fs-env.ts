@@ -1,4 +1,5 @@
 import * as fsp from 'node:fs/promises';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 
 // All durable writes go through an FsEnv so crash/power-loss tests can record and fault-inject
 // every write, fsync, rename and directory fsync (LevelDB's Env idea).
@@ -24,7 +25,7 @@ export interface FsEnv {
 
 export function createNodeFsEnv(): FsEnv {
   return {
-    async create(path, mode = 0o644) {
+    async create(path, mode = PRIVATE_FILE_MODE) {
       const fh = await fsp.open(path, 'wx', mode);
       return {
         async write(data) {
@@ -51,7 +52,7 @@ export function createNodeFsEnv(): FsEnv {
     },
     readdir: (d) => fsp.readdir(d),
     async mkdir(d) {
-      await fsp.mkdir(d, { recursive: true });
+      await fsp.mkdir(d, { recursive: true, mode: PRIVATE_DIR_MODE });
     },
     async exists(p) {
       try {

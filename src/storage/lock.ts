@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { createError } from '../errors.js';
 import { readJsonFile } from '../storage/json-file.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../storage/private-files.js';
 import { pidAlive } from '../util/pid-alive.js';
 
 // One job per store across processes. The lock is a directory holding owner.json, built under a
@@ -15,6 +16,13 @@ import { pidAlive } from '../util/pid-alive.js';
 // is serialised by a second mkdir (`<lock>.takeover`) so two contenders never both break a lock.
 // Before activating, a holder calls `assertHeld()`: a stalled holder whose lock was taken over
 // finds someone else's nonce and must not activate.
+//
+// A heartbeat in the future (more than FUTURE_SLACK_MS ahead of this clock: a clock that was set
+// back, a copied or restored directory, a holder on another host with a skewed clock) proves
+// nothing about the holder's age, and waiting for it to age could take years. Such a lock is
+// watched instead: if its heartbeat does not move for `staleMs` (a live holder touches it every
+// heartbeatMs, a quarter of that) it is stale, whoever its owner record names (damaged, another
+// host, or this host). A holder that is alive keeps touching it and keeps its lock.
 
 const lockOwnerSchema = z.object({
   pid: z.number().int().positive(),
@@ -39,6 +47,9 @@ export interface StoreLock {
 
 export const DEFAULT_STALE_MS = 10_000;
 
+/** Timestamps this far ahead of our clock are a clock or copy artefact, not a fresh heartbeat. */
+export const FUTURE_SLACK_MS = 2_000;
+
 export async function acquireLock(
   lockPath: string,
   label: string,
@@ -59,10 +70,11 @@ export async function acquireLock(
       return held(lockPath, label, owner, { heartbeatMs, staleMs });
     }
     const current = await readOwner(lockPath);
-    if (!(await isStale(lockPath, current, staleMs))) {
+    const judged = await judgeLock(lockPath, current, staleMs);
+    if (!judged.stale) {
       throw createError('STORE_BUSY', { store: label, job: current?.job, pid: current?.pid });
     }
-    await takeOver(lockPath, current, staleMs);
+    await takeOver(lockPath, current, staleMs, judged.silentMtime);
   }
   const current = await readOwner(lockPath);
   throw createError('STORE_BUSY', { store: label, job: current?.job, pid: current?.pid });
@@ -79,9 +91,9 @@ export async function readOwner(lockPath: string): Promise<LockOwner | undefined
 
 async function tryCreate(lockPath: string, owner: LockOwner): Promise<boolean> {
   const prepared = `${lockPath}.new-${owner.pid}-${owner.nonce}`;
-  await mkdir(prepared);
+  await mkdir(prepared, { mode: PRIVATE_DIR_MODE });
   try {
-    await writeFile(join(prepared, 'owner.json'), JSON.stringify(owner));
+    await writeFile(join(prepared, 'owner.json'), JSON.stringify(owner), { mode: PRIVATE_FILE_MODE });
     await rename(prepared, lockPath);
     return true;
   } catch (err) {
@@ -107,22 +119,57 @@ async function sweepLeftovers(lockPath: string): Promise<void> {
   }
 }
 
-async function isStale(lockPath: string, owner: LockOwner | undefined, staleMs: number): Promise<boolean> {
+/**
+ * Whether a lock may be taken over. `silentMtime`: a future heartbeat that was watched for
+ * `staleMs` without moving (takeOver breaks the lock only if it is still that one).
+ */
+async function judgeLock(
+  lockPath: string,
+  owner: LockOwner | undefined,
+  staleMs: number,
+): Promise<{ stale: boolean; silentMtime?: number }> {
   let mtime: number;
   try {
     mtime = (await stat(lockPath)).mtimeMs;
   } catch {
-    return true; // vanished: retry creation
+    return { stale: true }; // vanished: retry creation
   }
-  if (owner && owner.host === hostname() && !pidAlive(owner.pid)) return true;
-  // A lock without owner.json (left by an older version) is judged by its heartbeat age alone.
-  return Date.now() - mtime > staleMs;
+  if (owner && owner.host === hostname() && !pidAlive(owner.pid)) return { stale: true };
+  if (mtime - Date.now() > FUTURE_SLACK_MS) {
+    return (await heartbeatMoves(lockPath, mtime, staleMs))
+      ? { stale: false }
+      : { stale: true, silentMtime: mtime };
+  }
+  // A lock without owner.json (left by an older version, or damaged) or of another host is judged
+  // by its heartbeat age alone.
+  return { stale: Date.now() - mtime > staleMs };
 }
 
-async function takeOver(lockPath: string, seen: LockOwner | undefined, staleMs: number): Promise<void> {
+/** Watches a lock's heartbeat for `staleMs`: true as soon as it moves (or the lock goes away). */
+async function heartbeatMoves(lockPath: string, mtime: number, staleMs: number): Promise<boolean> {
+  const until = Date.now() + staleMs;
+  const step = Math.max(20, Math.min(250, Math.floor(staleMs / 8)));
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, step));
+    const now = await stat(lockPath).then(
+      (s) => s.mtimeMs,
+      () => undefined,
+    );
+    if (now === undefined) return false; // gone: released; creation is retried
+    if (now !== mtime) return true;
+  }
+  return false;
+}
+
+async function takeOver(
+  lockPath: string,
+  seen: LockOwner | undefined,
+  staleMs: number,
+  silentMtime?: number,
+): Promise<void> {
   const guard = `${lockPath}.takeover`;
   try {
-    await mkdir(guard);
+    await mkdir(guard, { mode: PRIVATE_DIR_MODE });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     // Another contender is taking over; a guard left by a crashed contender expires too.
@@ -145,7 +192,8 @@ async function takeOver(lockPath: string, seen: LockOwner | undefined, staleMs: 
       return;
     }
     const dead = now !== undefined && now.host === hostname() && !pidAlive(now.pid);
-    if (!dead && Date.now() - mtime <= staleMs) return;
+    const silent = silentMtime !== undefined && mtime === silentMtime;
+    if (!dead && !silent && Date.now() - mtime <= staleMs) return;
     // The directory just judged must still be `now`'s: if it was released and re-created
     // meanwhile, the new lock is not ours to break.
     if ((await readOwner(lockPath))?.nonce !== now?.nonce) return;

@@ -25,6 +25,8 @@ export const storeTombstonePath = (storeId: string, nonce: string, home = kortty
 export const modelsDir = (home = korttyHome()) => join(ragDir(home), 'models');
 export const runsDir = (home = korttyHome()) => join(ragDir(home), 'runs');
 export const statusPath = (home = korttyHome()) => join(ragDir(home), 'status.json');
+/** Stores searches had to leave out (damaged snapshot, unreachable server): see store-health.ts. */
+export const storeHealthPath = (home = korttyHome()) => join(ragDir(home), 'store-health.json');
 /** Pre-rendered status lines for status bars that only `cat` a file (tmux #(cat …), WezTerm). */
 export const statusTextPath = (home = korttyHome()) => join(ragDir(home), 'status.txt');
 export const statusTmuxPath = (home = korttyHome()) => join(ragDir(home), 'status.tmux');

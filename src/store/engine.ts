@@ -5,6 +5,7 @@ import { openSnapshot } from '../index/snapshot-io.js';
 import { DEFAULT_SOURCE_OPTIONS, resolveSourceOptions } from '../scan/rules.js';
 import { createJobPublisher } from '../status/job-file.js';
 import { createStatusLineRenderer, refreshStatusFile } from '../status/status-file.js';
+import { errReason } from '../storage/atomic-write.js';
 import { nodeFsEnv } from '../storage/fs-env.js';
 import { acquireLock } from '../storage/lock.js';
 import { korttyHome, snapshotPath, storeDir, storeLockPath } from '../storage/paths.js';
@@ -122,7 +123,7 @@ export async function createStore(input: CreateStoreInput, home = korttyHome()):
   }
   await clearLeftoverDir(id, home);
   await saveStore(cfg, home);
-  await refreshStatusFile(scanStores, home);
+  await refreshStatusAfter(home);
   return cfg;
 }
 
@@ -165,7 +166,7 @@ export async function deleteStore(nameOrId: string, opts: { detach?: boolean } =
     await lock.release(); // the lock moved with the directory: nothing left to remove
   }
   await removeTombstone(tomb);
-  await refreshStatusFile(scanStores, home);
+  await refreshStatusAfter(home);
   return { dir: storeDir(cfg.id, home), store: cfg };
 }
 
@@ -356,7 +357,7 @@ async function mutate<T>(storeRef: string, home: string, fn: (cfg: StoreConfig) 
     return out;
   } finally {
     await lock.release();
-    await refreshStatusFile(scanStores, home);
+    await refreshStatusAfter(home);
   }
 }
 
@@ -382,7 +383,7 @@ async function job(
   } finally {
     await publisher.clear();
     await lines.settle();
-    await refreshStatusFile(scanStores, home);
+    await refreshStatusAfter(home);
   }
 }
 
@@ -441,4 +442,18 @@ async function recordSyncFailure(cfg: StoreConfig, sourceIds: string[], err: unk
 async function defaultPortsFor(_cfg: StoreConfig, home: string): Promise<PipelinePorts> {
   const { createDefaultPorts } = await import('./default-ports.js');
   return createDefaultPorts(home);
+}
+
+/**
+ * The status cache after a command changed the stores. The change is committed by then: a cache
+ * that cannot be written (a full disk, a read-only rag/) is said, never turned into a failure.
+ */
+async function refreshStatusAfter(home: string): Promise<void> {
+  try {
+    await refreshStatusFile(scanStores, home);
+  } catch (err) {
+    process.stderr.write(
+      `kortty-rag: warning: the status cache was not updated (${errReason(err)}); the status bar catches up on the next refresh\n`,
+    );
+  }
 }

@@ -1,8 +1,9 @@
-import { createError, KorttyError } from '../errors.js';
+import { createError, isKorttyError, KorttyError } from '../errors.js';
 import { openSnapshot, type SnapshotStep, writeSnapshot } from '../index/snapshot-io.js';
 import type { SnapshotDoc } from '../index/snapshot-types.js';
 import { acquireLock } from '../storage/lock.js';
 import { korttyHome, snapshotPath, storeLockPath } from '../storage/paths.js';
+import { recordStoreHealth } from '../storage/store-health.js';
 import type { Review } from '../types.js';
 import { type KillLabel, killPoint } from '../util/kill-points.js';
 import { loadStore, saveStore } from './store-config.js';
@@ -76,9 +77,7 @@ async function openJob(req: SyncRequest): Promise<SyncJob> {
       : stored;
     const snapFile = snapshotPath(cfg.id, home);
     // A rebuild replaces whatever is there; otherwise another embedding configuration is refused.
-    const snap = req.rebuild
-      ? null
-      : await openSnapshot(snapFile, { expectFingerprint: cfg.fingerprint, env: req.env });
+    const snap = req.rebuild ? null : await openForUpdate(cfg, snapFile, home, req.env);
     const old = snap ? { fingerprint: snap.data.fingerprint, docs: snap.data.docs } : undefined;
     snap?.close();
     return {
@@ -130,4 +129,24 @@ async function saveOutcome(job: SyncJob, outcome: Outcome): Promise<void> {
   await job.lock.assertHeld();
   await saveStore({ ...job.cfg, sources: outcome.sources }, job.home, job.req.env);
   killPoint('store-updated');
+}
+
+/**
+ * The active snapshot an update builds on. A damaged one cannot be built on, and trying again
+ * would fail the same way: the error says to rebuild, and the store shows as DAMAGED meanwhile.
+ */
+async function openForUpdate(cfg: StoreConfig, snapFile: string, home: string, env: SyncRequest['env']) {
+  try {
+    return await openSnapshot(snapFile, { expectFingerprint: cfg.fingerprint, env });
+  } catch (err) {
+    if (!isKorttyError(err, 'SNAPSHOT_CORRUPT')) throw err;
+    const fix = `kortty-rag store rebuild ${cfg.name}`;
+    const reason = String(err.details.reason);
+    await recordStoreHealth(
+      home,
+      [{ storeId: cfg.id, storeName: cfg.name, kind: 'damaged', reason: err.message, fix }],
+      [],
+    ).catch(() => {});
+    throw createError('SNAPSHOT_NEEDS_REBUILD', { path: snapFile, reason, store: cfg.name }, err);
+  }
 }

@@ -14,6 +14,8 @@ import {
   storesDir,
   storeTombstonePath,
 } from '../storage/paths.js';
+import { tightenDataDir } from '../storage/private-files.js';
+import { type HealthKind, readStoreHealth } from '../storage/store-health.js';
 import { parseJsonText } from '../util/json-check.js';
 import { killPoint } from '../util/kill-points.js';
 import { migrateSourceCounts } from './source-counts.js';
@@ -111,10 +113,13 @@ export interface DamagedStore {
  */
 export async function scanStores(
   home = korttyHome(),
-): Promise<{ stores: StoreConfig[]; damaged: DamagedStore[] }> {
+): Promise<{ stores: StoreConfig[]; damaged: DamagedStore[]; unhealthy: UnhealthyStore[] }> {
   const stores: StoreConfig[] = [];
   const damaged: DamagedStore[] = [];
-  for (const id of await listStoreIds(home)) {
+  const ids = await listStoreIds(home);
+  // Data written by an older version under a permissive umask is made owner-only on opening.
+  await tightenDataDir(home, ids);
+  for (const id of ids) {
     try {
       stores.push(await loadStore(id, home));
     } catch (err) {
@@ -123,7 +128,30 @@ export async function scanStores(
       damaged.push({ id, name: await nameIn(path), path, error: asKorttyError(err, path) });
     }
   }
-  return { stores, damaged };
+  const health = await readStoreHealth(home);
+  const unhealthy = stores.flatMap((s) => {
+    const h = health.get(s.id);
+    return h ? [{ id: s.id, name: s.name, kind: h.kind, reason: h.reason, fix: h.fix, at: h.at }] : [];
+  });
+  return { stores, damaged, unhealthy };
+}
+
+/**
+ * A usable store (its store.json is fine) that the last search could not use: its snapshot is
+ * damaged, or its Qdrant server did not answer. It stays in `stores`: rebuild needs it.
+ */
+export interface UnhealthyStore {
+  id: string;
+  name: string;
+  kind: HealthKind;
+  reason: string;
+  fix: string;
+  at: string;
+}
+
+/** The status word for an unhealthy store (store list, status, the TUI). */
+export function healthLabel(kind: HealthKind): 'DAMAGED' | 'UNREACHABLE' {
+  return kind === 'damaged' ? 'DAMAGED' : 'UNREACHABLE';
 }
 
 /**

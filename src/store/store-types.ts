@@ -42,6 +42,7 @@ export const sourceOptionsSchema = z.object({
   include: z.array(z.string()),
   exclude: z.array(z.string()),
   gitignore: z.boolean(),
+  hardLinks: z.boolean().optional(),
 }) satisfies z.ZodType<SourceOptions>;
 
 export const storeTypeSchema = z.enum(['local', 'qdrant']);

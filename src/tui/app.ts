@@ -160,6 +160,7 @@ async function refresh(l: Loop): Promise<void> {
   const keepStore = state.stores[state.storeSel]?.id;
   const [stores, models] = await Promise.all([o.services.loadStores(), o.services.installedModels()]);
   state.stores = stores;
+  state.storeHealth = o.services.storeHealth?.() ?? {};
   state.models = models;
   state.external = await o.services.externalJobs(l.ctx.jobs.ownPids()).catch(() => []);
   const idx = stores.findIndex((s) => s.id === keepStore);
@@ -185,7 +186,7 @@ function startTimers(l: Loop): NodeJS.Timeout[] {
   }, 1000);
   const poll = setInterval(() => {
     if (l.pending > 0) return;
-    const snapshot = () => JSON.stringify([state.stores, state.external, state.models]);
+    const snapshot = () => JSON.stringify([state.stores, state.external, state.models, state.storeHealth]);
     const before = snapshot();
     l.pending++;
     refresh(l).then(

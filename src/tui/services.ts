@@ -17,6 +17,7 @@ import {
 } from '../store/engine.js';
 import type { JobSpec } from '../store/job-protocol.js';
 import type { JobHandle, JobHandlers } from '../store/job-runner.js';
+import { healthLabel } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
 import type { Role, SourceOptions, SyncMode } from '../types.js';
 import { listDir, pathKind } from './fs-list.js';
@@ -31,6 +32,8 @@ export interface Services {
   loadStores(): Promise<StoreConfig[]>;
   /** Messages for the stores the last loadStores could not read (file and field named). */
   damagedStores?(): string[];
+  /** Usable stores the last search could not use, by id: DAMAGED (snapshot) or UNREACHABLE (Qdrant). */
+  storeHealth?(): Record<string, 'DAMAGED' | 'UNREACHABLE'>;
   externalJobs(ownPids: readonly number[]): Promise<ExternalJob[]>;
   installedModels(): Promise<ModelChoice[]>;
   catalog(installed: readonly ModelChoice[]): { rows: CatalogRow[]; memBytes: number };
@@ -71,14 +74,17 @@ function background(pid: number | undefined) {
 export function createServices(home: string): Services {
   let searchDeps: import('../app/search-deps.js').AppSearchDeps | undefined;
   let damaged: string[] = [];
+  let health: Record<string, 'DAMAGED' | 'UNREACHABLE'> = {};
   return {
     home,
     async loadStores() {
       const scan = await scanStores(home);
       damaged = scan.damaged.map((d) => d.error.message);
+      health = Object.fromEntries(scan.unhealthy.map((u) => [u.id, healthLabel(u.kind)]));
       return scan.stores;
     },
     damagedStores: () => damaged,
+    storeHealth: () => health,
     async externalJobs(ownPids) {
       const jobs = await readJobFiles(home);
       return jobs

@@ -57,7 +57,7 @@ export function createLoopStats(path: string | undefined): LoopStats | undefined
         cpuMs: Math.round((used.user + used.system) / 1000),
         work,
       });
-      writeFileSync(path, JSON.stringify(reports, null, 2));
+      writeFileSync(path, JSON.stringify(reports, null, 2), { mode: 0o600 });
     },
     stop: () => h.disable(),
   };

@@ -219,6 +219,8 @@ export interface AppState {
   tab: 'stores' | 'runs';
   focus: 'stores' | 'sources';
   stores: StoreConfig[];
+  /** Stores the last search could not use, by id: DAMAGED or UNREACHABLE (shown as their status). */
+  storeHealth: Record<string, string>;
   storeSel: number;
   sourceSel: number;
   models: ModelChoice[];
@@ -240,6 +242,7 @@ export function initialState(size: Size, keymapName: string, themeName: string):
     tab: 'stores',
     focus: 'stores',
     stores: [],
+    storeHealth: {},
     storeSel: 0,
     sourceSel: 0,
     models: [],
@@ -262,9 +265,12 @@ export function storeStatus(
   store: StoreConfig,
   job: JobState | undefined,
   external: readonly ExternalJob[],
+  health: Readonly<Record<string, string>> = {},
 ): string {
   if (job && job.storeId === store.id) return job.phase === 'indexing' ? 'INDEXING' : 'SCANNING';
   if (external.some((j) => j.storeId === store.id)) return 'SYNCING';
+  const h = health[store.id];
+  if (h) return h;
   const st = store.sources.map((x) => x.status);
   if (st.includes('ERROR')) return 'ERROR';
   if (st.includes('MISSING')) return 'MISSING';

@@ -12,9 +12,10 @@
 //   (3 rounds), KORTTY_REL_DELETE_KILLS (8), KORTTY_REL_VOCAB_KILLS (10),
 //   KORTTY_REL_INSTALL_LOCK_SECONDS (30), KORTTY_REL_INSTALL_LOCK_KILLS (30); KORTTY_REL_SWAP_DIR_SYNCS
 //   (200), KORTTY_REL_SWAP_FILE_SYNCS (200), KORTTY_REL_DOC_ROUNDS (20), KORTTY_REL_WATCH_RECONCILES (4),
-//   KORTTY_REL_EDGE_TRIALS (300), KORTTY_REL_EDGE_CLIENTS (200).
+//   KORTTY_REL_EDGE_TRIALS (300), KORTTY_REL_EDGE_CLIENTS (200), KORTTY_REL_ISO_DAMAGED (200),
+//   KORTTY_REL_ISO_UNREACHABLE (40), KORTTY_REL_ISO_UMASKS (16), KORTTY_REL_ISO_LOCKS (30).
 //   KORTTY_REL_ONLY=kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,
-//   delete,vocab,install-lock,edges runs a subset.
+//   delete,vocab,install-lock,edges,isolation runs a subset.
 
 import { rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ const scale = scaleFromEnv('full');
 const only = new Set(
   (
     process.env.KORTTY_REL_ONLY ??
-    'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock,edges'
+    'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock,edges,isolation'
   ).split(','),
 );
 const base = join(tmpdir(), `kortty-rel-${process.pid}`);
@@ -142,6 +143,16 @@ await part('delete', async () => {
 await part('vocab', async () => {
   const { runVocabSuite } = await import('./vocab-suite.js');
   return runVocabSuite({ log, kills: knob('VOCAB_KILLS', scale, 3, 10) });
+});
+await part('isolation', async () => {
+  const { runIsolationSuite } = await import('./isolation-suite.js');
+  return runIsolationSuite({
+    log,
+    damaged: knob('ISO_DAMAGED', scale, 20, 200),
+    unreachable: knob('ISO_UNREACHABLE', scale, 6, 40),
+    umasks: knob('ISO_UMASKS', scale, 4, 16),
+    locks: knob('ISO_LOCKS', scale, 6, 30),
+  });
 });
 await part('install-lock', async () => {
   const { runInstallLockSuite } = await import('./install-lock-suite.js');

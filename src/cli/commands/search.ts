@@ -87,12 +87,15 @@ async function runSearch({ values, positionals, io, json }: CommandContext<typeo
   for (const w of res.warnings ?? []) say(sanitizeLine(w));
   const ranking = candidateRows(res, shown);
   if (json) {
+    const warnings = res.warnings ?? [];
+    // Stores left out are also in the JSON, so a script can tell a partial answer from a full one.
     const out = {
       block: res.block,
       excerpts: res.excerpts,
       timings: res.timings,
       ...(res.shapedQuery !== undefined ? { shapedQuery: res.shapedQuery } : {}),
       failedStores: res.failedStores ?? [],
+      ...(warnings.length > 0 ? { warnings } : {}),
     };
     io.stdout.write(
       `${JSON.stringify(values.candidates === undefined ? out : { ...out, candidates: ranking }, null, 2)}\n`,

@@ -33,6 +33,10 @@ const add = defineCommand({
     include: { type: 'string', multiple: true, value: 'GLOB', help: 'only index files matching GLOB' },
     exclude: { type: 'string', multiple: true, value: 'GLOB', help: 'skip files and folders matching GLOB' },
     'no-gitignore': { type: 'boolean', help: 'do not apply .gitignore files' },
+    'hard-links': {
+      type: 'boolean',
+      help: 'also index files with more than one name (hard links; skipped by default)',
+    },
     'max-file-size': {
       type: 'string',
       value: 'MIB',
@@ -56,6 +60,7 @@ leaves the store as it was.`,
           ...(values.include ? { include: values.include } : {}),
           ...(values.exclude ? { exclude: values.exclude } : {}),
           ...(values['no-gitignore'] ? { gitignore: false } : {}),
+          ...(values['hard-links'] ? { hardLinks: true } : {}),
           ...(values['max-file-size']
             ? { maxFileBytes: Math.round(Number(values['max-file-size']) * MiB) }
             : {}),

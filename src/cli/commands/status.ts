@@ -3,6 +3,7 @@ import { writeStatusLines } from '../../status/status-lines.js';
 import { formatStatus } from '../../status/status-model.js';
 import { configWarnings } from '../../storage/config-json.js';
 import { korttyHome } from '../../storage/paths.js';
+import { exposedDataDirs } from '../../storage/private-files.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
 import { type CommandContext, defineCommand } from '../command.js';
 
@@ -37,6 +38,14 @@ async function runStatus({ values, io, json }: CommandContext<typeof options>): 
   io.stdout.write(`${formatStatus(info, format)}\n`);
   // stderr: a status bar shows stdout only, and --json output keeps its shape.
   for (const w of await configWarnings(home)) io.stderr.write(`kortty-rag status: ${sanitizeLine(w)}\n`);
+  // Snapshots hold the full text of indexed documents: a data directory others can read is said.
+  for (const d of await exposedDataDirs(home))
+    io.stderr.write(
+      `kortty-rag status: warning: ${sanitizeLine(d.path)} has mode ${d.mode}: other users can read your indexed documents (chmod 700 ${sanitizeLine(d.path)}; kortty-rag store list tightens it)\n`,
+    );
+  // A store a search had to leave out is named with its state and fix (the line says "error N").
+  for (const e of info.errors.filter((x) => /^(DAMAGED|UNREACHABLE): /.test(x.reason)))
+    io.stderr.write(`kortty-rag status: store "${sanitizeLine(e.store)}" ${sanitizeLine(e.reason)}\n`);
   await writeStatusLines(info, home, { onlyIfChanged: true }).catch(() => {});
   return 0;
 }

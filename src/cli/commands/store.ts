@@ -9,6 +9,7 @@ import {
   setStoreRoles,
   storeStats,
 } from '../../store/engine.js';
+import { healthLabel } from '../../store/store-config.js';
 import type { StoreConfig } from '../../store/store-types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
 import { parseRoles, roleOption, wholeRange } from '../args.js';
@@ -108,7 +109,8 @@ const list = defineCommand({
   summary: 'list knowledge stores',
   options: {},
   async run({ out }) {
-    const { stores, damaged } = await scanStores();
+    const { stores, damaged, unhealthy } = await scanStores();
+    const health = new Map(unhealthy.map((u) => [u.id, u]));
     const rows = stores.map((s) => [
       s.name,
       s.type,
@@ -117,14 +119,25 @@ const list = defineCommand({
       s.roles.join(',') || '-',
       String(s.sources.length),
       String(s.sources.reduce((n, x) => n + x.chunks, 0)),
-      storeStatus(s),
+      health.has(s.id) ? healthLabel(health.get(s.id)!.kind) : storeStatus(s),
     ]);
     // A damaged store stays in the list, with the file and field that make it unusable.
     for (const d of damaged) rows.push([d.name ?? d.id, '?', '?', '?', '?', '?', '?', 'DAMAGED']);
-    const notes = damaged.map((d) => `damaged: ${sanitizeLine(d.error.message)}`);
+    const notes = [
+      ...damaged.map((d) => `damaged: ${sanitizeLine(d.error.message)}`),
+      ...unhealthy.map(
+        (u) =>
+          `${healthLabel(u.kind).toLowerCase()}: store "${sanitizeLine(u.name)}": ${sanitizeLine(u.reason)} (fix: ${sanitizeLine(u.fix)})`,
+      ),
+    ];
     out(
       [
-        ...stores,
+        ...stores.map((s) => {
+          const h = health.get(s.id);
+          return h
+            ? { ...s, health: { status: healthLabel(h.kind), reason: h.reason, fix: h.fix, at: h.at } }
+            : s;
+        }),
         ...damaged.map((d) => ({
           id: d.id,
           name: d.name,

@@ -13,6 +13,8 @@ export function statusRole(status: string): Role {
       return 'statusOk';
     case 'ERROR':
     case 'MISSING':
+    case 'DAMAGED':
+    case 'UNREACHABLE':
       return 'statusError';
     case 'SCANNING':
     case 'INDEXING':

@@ -10,7 +10,7 @@ export function storesPane(v: ViewContext, width: number, height: number): Frame
   const s = v.state;
   const focused = s.focus === 'stores' && s.dialogs.length === 0;
   const rows: TableRow[] = s.stores.map((st) => {
-    const status = storeStatus(st, s.job, s.external);
+    const status = storeStatus(st, s.job, s.external, s.storeHealth);
     return {
       cells: [
         { text: st.name },
@@ -33,7 +33,7 @@ export function storesPane(v: ViewContext, width: number, height: number): Frame
       { header: 'ROLES', width: 11 },
       { header: 'SRC', width: 3, align: 'right' },
       { header: 'CHUNKS', width: 7, align: 'right' },
-      { header: 'STATUS', width: 8 },
+      { header: 'STATUS', width: 11 },
     ],
     rows,
     width: width - 2,
