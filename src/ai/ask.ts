@@ -5,6 +5,7 @@ import { aiDir, korttyHome, profilesPath, runsDir, skillsDir } from '../storage/
 import { damagedStoreWarning, scanStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
 import type { ActionKind, AiProfile, Excerpt } from '../types.js';
+import { answerTokens } from './answer-bounds.js';
 import { backendConfig, createChatBackend } from './backends/create-backend.js';
 import {
   createSearchKnowledgeHandler,
@@ -122,6 +123,7 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   let cited: string[] = [];
   try {
     const req = {
+      maxTokens: answerTokens(profile),
       system: prompt.system,
       messages: [{ role: 'user' as const, content: prompt.user }],
       signal: input.signal,
