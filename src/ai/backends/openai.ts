@@ -1,10 +1,10 @@
 // OpenAI-compatible chat adapter (Ollama, llama.cpp server, LM Studio, hosted APIs): POST
 // /v1/chat/completions over global fetch, streamed as server-sent events.
 import { createError, isKorttyError, type KorttyError } from '../../errors.js';
+import { answerCharCap } from '../answer-bounds.js';
 import { CompletionPayloadError, createCompletionAccumulator, parseCompletion } from './openai-chunks.js';
 import { buildChatBody, resolveChatUrl } from './openai-request.js';
 import { bodyExcerpt, displayUrl, redactSecret } from './redact.js';
-import { answerCharCap } from '../answer-bounds.js';
 import { createSseParser, type SseEvent, SseLimitError } from './sse.js';
 import type { ChatBackend, ChatRequest, ChatResult } from './types.js';
 
