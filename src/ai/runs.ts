@@ -76,6 +76,19 @@ export const runRecordSchema = z.object({
   /** Raw answer, kept when status is not ok. */
   answer: z.string().optional(),
   via: runViaSchema.optional(),
+  /** The selection was cut (bytes when read, tokens to fit the context): what was kept of what. */
+  selectionCut: z
+    .object({
+      bytesCut: z.boolean(),
+      readBytes: num,
+      bytesTotal: num.optional(),
+      keptBytes: num,
+      keptTokens: num.optional(),
+      tokensTotal: num.optional(),
+      tokensAtLeast: z.boolean().optional(),
+      slotTokens: num.optional(),
+    })
+    .optional(),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 
@@ -95,6 +108,7 @@ export interface RunInput {
   reason?: { code: string; message: string };
   answer?: string;
   via?: RunVia;
+  selectionCut?: RunRecord['selectionCut'];
 }
 
 const EXCERPT_KEYS = [
@@ -144,6 +158,7 @@ export function createRunRecord(input: RunInput): RunRecord {
   if (input.retrievalMode !== undefined) r.retrievalMode = input.retrievalMode;
   if (input.reason !== undefined) r.reason = { code: input.reason.code, message: input.reason.message };
   if (input.status !== 'ok' && input.answer !== undefined) r.answer = input.answer;
+  if (input.selectionCut !== undefined) r.selectionCut = { ...input.selectionCut };
   if (input.via !== undefined)
     r.via = {
       kind: input.via.kind,
