@@ -4,6 +4,7 @@ import test from 'ava';
 import { readModelInfo } from '../../src/embed/model-info.js';
 import { addLocalModel } from '../../src/embed/model-registry.js';
 import type { KorttyError } from '../../src/errors.js';
+import { hostileGguf } from '../helpers/hostile-gguf.js';
 import { runCli } from '../helpers/run-cli.js';
 import { freshHome, tempDir } from '../helpers/store-env.js';
 import { deadline } from '../helpers/wait.js';
@@ -11,38 +12,6 @@ import { deadline } from '../helpers/wait.js';
 // A GGUF header's counts are checked against the bytes left in the file before any array is read:
 // a tiny file claiming billions of vocabulary entries is refused at once, naming the field, at
 // `models add` and before every load (node-llama-cpp's own reader would trust the count).
-
-const u32 = (n: number) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n);
-  return b;
-};
-const u64 = (n: bigint) => {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64LE(n);
-  return b;
-};
-const str = (s: string) => Buffer.concat([u64(BigInt(Buffer.byteLength(s))), Buffer.from(s)]);
-
-/** A GGUF v3 header: an architecture and a string array `tokenizer.ggml.tokens` claiming `count` items. */
-export function hostileGguf(count: bigint, size = 177): Buffer {
-  const head = Buffer.concat([
-    Buffer.from('GGUF'),
-    u32(3),
-    u64(0n), // tensors
-    u64(2n), // metadata entries
-    str('general.architecture'),
-    u32(8),
-    str('llama'),
-    str('tokenizer.ggml.tokens'),
-    u32(9), // array
-    u32(8), // of strings
-    u64(count),
-    str('a'),
-    str('b'),
-  ]);
-  return Buffer.concat([head, Buffer.alloc(Math.max(0, size - head.length), 0x41)]);
-}
 
 test('a 177-byte GGUF claiming 2^62 vocabulary entries is refused at models add, naming the field', async (t) => {
   const home = await freshHome();

@@ -12,8 +12,9 @@
 //   (3 rounds), KORTTY_REL_DELETE_KILLS (8), KORTTY_REL_VOCAB_KILLS (10),
 //   KORTTY_REL_INSTALL_LOCK_SECONDS (30), KORTTY_REL_INSTALL_LOCK_KILLS (30); KORTTY_REL_SWAP_DIR_SYNCS
 //   (200), KORTTY_REL_SWAP_FILE_SYNCS (200), KORTTY_REL_DOC_ROUNDS (20), KORTTY_REL_WATCH_RECONCILES (4).
+//   KORTTY_REL_BOUNDS_TRIALS (3).
 //   KORTTY_REL_ONLY=kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,
-//   delete,vocab,install-lock runs a subset.
+//   delete,vocab,install-lock,bounds runs a subset.
 
 import { rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ const scale = scaleFromEnv('full');
 const only = new Set(
   (
     process.env.KORTTY_REL_ONLY ??
-    'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock'
+    'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock,bounds'
   ).split(','),
 );
 const base = join(tmpdir(), `kortty-rel-${process.pid}`);
@@ -150,6 +151,10 @@ await part('install-lock', async () => {
     kills: knob('INSTALL_LOCK_KILLS', scale, 6, 30),
     contenders: 3,
   });
+});
+await part('bounds', async () => {
+  const { runBoundsSuite } = await import('./bounds-suite.js');
+  return runBoundsSuite({ log, trials: knob('BOUNDS_TRIALS', scale, 1, 3) });
 });
 
 const failures = rows.reduce((n, r) => n + r.failures, 0);

@@ -69,7 +69,9 @@ export function createLlamaBackend(opts: LlamaBackendOptions): ChatBackend {
 
   async function load(): Promise<Loaded> {
     // Our bounded header walk before node-llama-cpp reads it (that reader trusts the counts).
-    await readGgufHeader(opts.modelPath);
+    await readGgufHeader(opts.modelPath).catch((err: Error) => {
+      throw fail(`cannot load ${opts.modelPath}: ${err.message}`, err);
+    });
     const threads = opts.threads ?? usableCores();
     const llama = await getLlama({
       gpu: false,
