@@ -245,7 +245,7 @@ function fitSelection(
   // Escaping can lengthen the text a little: measure what the model gets, and cut again if needed.
   let fit = fitToTokens(raw, slot, getTokenizer());
   const sent = (text: string) => countTokens(sanitizeUntrusted(text));
-  for (let i = 0; i < 3 && fit.cut && sent(fit.text) > slot; i++) {
+  for (let i = 0; i < 3 && sent(fit.text) > slot; i++) {
     const shrink = Math.floor((fit.tokens * slot) / sent(fit.text)) - 1;
     fit = {
       ...fitToTokens(fit.text, Math.max(1, shrink), getTokenizer()),

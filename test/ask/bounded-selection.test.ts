@@ -92,6 +92,8 @@ test('a 10 MB stdin selection is cut to fit the context; retrieval, the request 
     t.true(rec!.selectionCut!.keptTokens! > 100);
     t.true(rec!.selectionCut!.keptTokens! <= rec!.selectionCut!.slotTokens!);
     t.true(rec!.query.length < 64 * 1024, 'retrieval used the cut selection');
+    const listed = await runCli(['runs', '--last', '1'], { env: { KORTTY_HOME: home } });
+    t.regex(listed.stdout, /selection cut: first 524288 bytes read; \d+ bytes \(\d+ tokens\) sent/);
     // Loading the embedding model and embedding a query of a few thousand tokens peaks near 500 MiB
     // here; the whole 10 MB selection went to retrieval and to the model before.
     t.true(run.peakRssMiB < 700, `peak RSS ${run.peakRssMiB.toFixed(0)} MiB`);
