@@ -274,6 +274,8 @@ export interface AiProfile {
   apiKeyEnv?: string;
   /** Permit plain http to a non-loopback host (prompts carry local excerpts). */
   allowInsecureHttp?: boolean;
+  /** Answer length cap sent as `max_tokens`; default sized to the context (ai/answer-bounds.ts). */
+  maxTokens?: number;
 }
 
 export interface RoleAssignments {

@@ -1,5 +1,8 @@
 import { join } from 'node:path';
+import { countTokens, getTokenizer } from '../chunk/tokenizer.js';
 import { createError, isKorttyError } from '../errors.js';
+import { contextBudget } from '../retrieve/bounds.js';
+import { sanitizeUntrusted } from '../retrieve/sanitize.js';
 import {
   type SearchDeps,
   type SearchRequest,
@@ -11,6 +14,7 @@ import { aiDir, korttyHome, profilesPath, runsDir, skillsDir } from '../storage/
 import { damagedStoreWarning, scanStores } from '../store/store-config.js';
 import type { StoreConfig } from '../store/store-types.js';
 import type { ActionKind, AiProfile, Excerpt } from '../types.js';
+import { answerTokens } from './answer-bounds.js';
 import { backendConfig, createChatBackend } from './backends/create-backend.js';
 import {
   createSearchKnowledgeHandler,
@@ -25,9 +29,10 @@ import { presetFor } from './presets.js';
 import { loadPresets } from './presets-file.js';
 import { getProfile, profileForRole } from './profiles.js';
 import { loadProfiles } from './profiles-file.js';
-import { assemblePrompt, queryFor } from './prompt.js';
+import { assemblePrompt, type PromptInput, queryFor } from './prompt.js';
 import { createRunRecord, type RunStatus } from './runs.js';
 import { appendRun, newRunId } from './runs-file.js';
+import { describeCut, fitToTokens, type SelectionCut, selectionSlot } from './selection-bounds.js';
 import { loadSkills } from './skills-file.js';
 
 // One AI action end to end: profile → stores (roles, then policy) → retrieval → prompt in the
@@ -41,6 +46,8 @@ export interface ActionInput {
   action: ActionKind;
   prompt?: string;
   selection?: string;
+  /** The selection was longer than the byte cap when read (the faces read it; see app/selection.ts). */
+  selectionCut?: SelectionCut;
   profile?: string;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
@@ -67,6 +74,8 @@ export interface ActionResult {
   cited: string[];
   profile: AiProfile;
   stores: StoreConfig[];
+  /** Set when the selection was cut (bytes when read, tokens to fit the model's context). */
+  selectionCut?: SelectionCut;
   /** Set when the action failed or the answer was rejected (the raw answer stays in `answer`). */
   error?: { code: string; message: string };
 }
@@ -102,11 +111,31 @@ export async function searchRetrieval(
 export async function runAction(input: ActionInput): Promise<ActionResult> {
   const home = input.home ?? korttyHome();
   const { profile, roles } = await resolveProfile(input.profile, input.action, home);
-  const query = queryFor(input);
   const { stores: allStores, damaged } = await scanStores(home);
   for (const d of damaged) input.onWarning?.(damagedStoreWarning(d));
   const stores = storesForAction(input.action, profile.name, allStores, roles);
   const plan = retrievalPlan(profile.retrievalMode);
+  const [skills, presets] = await Promise.all([
+    loadSkills(skillsDir(home)),
+    loadPresets(join(aiDir(home), 'presets')),
+  ]);
+  // A broken skill is left out of the prompt, and said so.
+  for (const p of skills.problems) input.onWarning?.(p.message);
+  const promptInput = {
+    action: input.action,
+    prompt: input.prompt,
+    skills: skills.skills,
+    preset: presetFor(profile.family, presets),
+    requireCitations: profile.requireCitations,
+    retrievalMode: stores.length > 0 ? profile.retrievalMode : ('before' as const),
+  };
+  // The selection is cut to its room in the context before anything uses it: retrieval, the
+  // prompt and the run record see the same bounded text.
+  const fitted = fitSelection(input, promptInput, profile, stores.length > 0);
+  const selection = fitted.text;
+  const selectionCut = fitted.cut;
+  if (selectionCut) input.onWarning?.(describeCut(selectionCut));
+  const query = queryFor({ prompt: input.prompt, selection });
   const retrieveRaw =
     input.retrieve ?? ((req: SearchRequest<StoreConfig>) => searchRetrieval(req, input.searchDeps));
   // Each left-out store is said once per action, however many tool calls retrieve.
@@ -127,22 +156,7 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
     excerpts.push(...res.excerpts);
     input.onExcerpts?.(res.excerpts);
   }
-  const [skills, presets] = await Promise.all([
-    loadSkills(skillsDir(home)),
-    loadPresets(join(aiDir(home), 'presets')),
-  ]);
-  // A broken skill is left out of the prompt, and said so.
-  for (const p of skills.problems) input.onWarning?.(p.message);
-  const prompt = assemblePrompt({
-    action: input.action,
-    prompt: input.prompt,
-    selection: input.selection,
-    skills: skills.skills,
-    excerpts,
-    preset: presetFor(profile.family, presets),
-    requireCitations: profile.requireCitations,
-    retrievalMode: stores.length > 0 ? profile.retrievalMode : 'before',
-  });
+  const prompt = assemblePrompt({ ...promptInput, selection, excerpts });
 
   const runId = newRunId();
   const backend = input.backend ?? (await createChatBackend(backendConfig(profile)));
@@ -152,6 +166,7 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   let cited: string[] = [];
   try {
     const req = {
+      maxTokens: answerTokens(profile),
       system: prompt.system,
       messages: [{ role: 'user' as const, content: prompt.user }],
       signal: input.signal,
@@ -214,10 +229,68 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
         cited,
         status,
         ...(error ? { reason: error } : {}),
+        ...(selectionCut ? { selectionCut } : {}),
         answer,
       }),
       runsDir(home),
     );
   }
-  return { runId, status, answer, excerpts, cited, profile, stores, ...(error ? { error } : {}) };
+  return {
+    runId,
+    status,
+    answer,
+    excerpts,
+    cited,
+    profile,
+    stores,
+    ...(selectionCut ? { selectionCut } : {}),
+    ...(error ? { error } : {}),
+  };
+}
+
+/**
+ * The selection cut to the tokens the context leaves it: the answer's max_tokens, the retrieved
+ * block's full budget when the action retrieves (it is not known yet), and the rest of the prompt
+ * as assembled without the selection. A byte cut made when it was read is carried along.
+ */
+function fitSelection(
+  input: Pick<ActionInput, 'selection' | 'selectionCut'>,
+  promptInput: Omit<PromptInput, 'selection' | 'excerpts'>,
+  profile: AiProfile,
+  retrieves: boolean,
+): { text: string | undefined; cut?: SelectionCut } {
+  const raw = input.selection;
+  if (raw === undefined || raw === '')
+    return { text: raw, ...(input.selectionCut ? { cut: input.selectionCut } : {}) };
+  const rest = assemblePrompt({
+    ...promptInput,
+    prompt: promptInput.prompt?.trim() ? promptInput.prompt : 'x',
+  });
+  const slot = selectionSlot({
+    contextWindow: profile.contextWindow,
+    answerTokens: answerTokens(profile),
+    blockTokens: retrieves ? contextBudget({ contextWindow: profile.contextWindow }) : 0,
+    promptTokens: countTokens(rest.flat),
+  });
+  // Escaping can lengthen the text a little: measure what the model gets, and cut again if needed.
+  let fit = fitToTokens(raw, slot, getTokenizer());
+  const sent = (text: string) => countTokens(sanitizeUntrusted(text));
+  for (let i = 0; i < 3 && sent(fit.text) > slot; i++) {
+    const shrink = Math.floor((fit.tokens * slot) / sent(fit.text)) - 1;
+    fit = {
+      ...fitToTokens(fit.text, Math.max(1, shrink), getTokenizer()),
+      tokensBefore: fit.tokensBefore,
+      atLeast: fit.atLeast,
+    };
+  }
+  if (!fit.cut) return { text: raw, ...(input.selectionCut ? { cut: input.selectionCut } : {}) };
+  const cut: SelectionCut = {
+    ...(input.selectionCut ?? { bytesCut: false, readBytes: Buffer.byteLength(raw) }),
+    keptBytes: Buffer.byteLength(fit.text),
+    keptTokens: fit.tokens,
+    tokensTotal: fit.tokensBefore,
+    ...(fit.atLeast ? { tokensAtLeast: true } : {}),
+    slotTokens: slot,
+  };
+  return { text: fit.text, cut };
 }

@@ -7,7 +7,7 @@
 //                     "contextWindow": 8192, "family": "qwen", "requireCitations": true,
 //                     "retrievalMode": "before" } ],
 //     "roles": { "text": "local", "coding": "local" } }
-// Defaults: contextWindow 8192, family detected from the model name (else "generic"),
+// Defaults: contextWindow 8192, maxTokens min(contextWindow/4, 4096) (at most half the context), family detected from the model name (else "generic"),
 // requireCitations false (opt-in, as in the peer spec), retrievalMode "before".
 // A missing file means no profiles and no role assignments.
 
@@ -16,6 +16,7 @@ import { createError, isKorttyError } from '../errors.js';
 import type { AiProfile, ProfilesConfig, Role, RoleAssignments } from '../types.js';
 import { checkJson } from '../util/json-check.js';
 import { sanitizeLine } from '../util/terminal-text.js';
+import { MIN_ANSWER_TOKENS } from './answer-bounds.js';
 import { detectFamily, MODEL_FAMILIES } from './families.js';
 
 export const DEFAULT_CONTEXT_WINDOW = 8192;
@@ -41,6 +42,7 @@ const profileSchema = z.strictObject({
   // Its form is checked after the schema: a key pasted here by mistake must not be echoed.
   apiKeyEnv: z.string().optional(),
   allowInsecureHttp: z.boolean().optional(),
+  maxTokens: z.int().min(MIN_ANSWER_TOKENS).max(MAX_CONTEXT_WINDOW).optional(),
 });
 
 const roleName = z.string().nullable().optional();
@@ -121,6 +123,12 @@ function completeProfile(p: z.output<typeof profileSchema>, bad: (r: string) => 
     retrievalMode: p.retrievalMode ?? 'before',
   };
   if (p.allowInsecureHttp !== undefined) out.allowInsecureHttp = p.allowInsecureHttp;
+  if (p.maxTokens !== undefined) {
+    // The answer shares the context with the prompt: half of it at most.
+    if (p.maxTokens > out.contextWindow / 2)
+      throw bad(`${where}: maxTokens ${p.maxTokens} is more than half of contextWindow ${out.contextWindow}`);
+    out.maxTokens = p.maxTokens;
+  }
   if (p.apiKeyEnv !== undefined) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(p.apiKeyEnv)) {
       throw bad(

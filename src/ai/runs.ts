@@ -1,9 +1,9 @@
 // Run records: what an AI action with retrieval was given and what it cited. Pure shape,
 // serialization and staleness; appending and reading is src/ai/runs-file.ts.
 //
-// Log format: rag/runs/YYYY-MM-DD.jsonl (UTC day of the record's time), one JSON object per
-// line, each starting with `{"v":1,` — that fixed prefix lets a reader resynchronise after a
-// line torn by a crash. The raw answer is kept only when the action did not succeed
+// Log format: rag/runs/YYYY-MM-DD.jsonl (UTC day of the record's time), then YYYY-MM-DD.1.jsonl,
+// .2.jsonl, … once a day's file reaches RUN_LOG_MAX_BYTES; one JSON object per line, each starting
+// with `{"v":1,` — that fixed prefix lets a reader resynchronise after a line torn by a crash. The raw answer is kept only when the action did not succeed
 // (rejected by the citation check, or failed), so it stays viewable; ok runs keep markers only.
 // A record made by an MCP tool call carries `via` (which tool, which client); its `profile` is ''.
 // Fields are only ever added as optional ones, so older records still read.
@@ -76,6 +76,19 @@ export const runRecordSchema = z.object({
   /** Raw answer, kept when status is not ok. */
   answer: z.string().optional(),
   via: runViaSchema.optional(),
+  /** The selection was cut (bytes when read, tokens to fit the context): what was kept of what. */
+  selectionCut: z
+    .object({
+      bytesCut: z.boolean(),
+      readBytes: num,
+      bytesTotal: num.optional(),
+      keptBytes: num,
+      keptTokens: num.optional(),
+      tokensTotal: num.optional(),
+      tokensAtLeast: z.boolean().optional(),
+      slotTokens: num.optional(),
+    })
+    .optional(),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 
@@ -95,6 +108,7 @@ export interface RunInput {
   reason?: { code: string; message: string };
   answer?: string;
   via?: RunVia;
+  selectionCut?: RunRecord['selectionCut'];
 }
 
 const EXCERPT_KEYS = [
@@ -144,6 +158,7 @@ export function createRunRecord(input: RunInput): RunRecord {
   if (input.retrievalMode !== undefined) r.retrievalMode = input.retrievalMode;
   if (input.reason !== undefined) r.reason = { code: input.reason.code, message: input.reason.message };
   if (input.status !== 'ok' && input.answer !== undefined) r.answer = input.answer;
+  if (input.selectionCut !== undefined) r.selectionCut = { ...input.selectionCut };
   if (input.via !== undefined)
     r.via = {
       kind: input.via.kind,
@@ -165,15 +180,80 @@ export function runOrigin(r: Pick<RunRecord, 'profile' | 'via'>): string {
   return `profile ${r.profile}`;
 }
 
-export function runFileName(time: Date): string {
-  return `${time.toISOString().slice(0, 10)}.jsonl`;
+/** A log file grows to about this size (plus one record per concurrent writer), then the next starts. */
+export const RUN_LOG_MAX_BYTES = 16 * 1024 * 1024;
+/** Retention: at most this many log files (512 MiB) … */
+export const RUN_LOG_KEEP_FILES = 32;
+/** … none more than this many days older than the newest. */
+export const RUN_LOG_KEEP_DAYS = 90;
+/** A line longer than this is reported as damaged without being held in memory. */
+export const RUN_LINE_MAX_BYTES = 8 * 1024 * 1024;
+
+/** One log file: its UTC day and its part (0 for `YYYY-MM-DD.jsonl`, n for `YYYY-MM-DD.n.jsonl`). */
+export interface RunFile {
+  name: string;
+  day: string;
+  part: number;
 }
 
-export const RUN_FILE_RE = /^\d{4}-\d{2}-\d{2}\.jsonl$/;
+const RUN_FILE_RE = /^(\d{4}-\d{2}-\d{2})(?:\.([1-9]\d{0,5}))?\.jsonl$/;
+
+export function runDay(time: Date): string {
+  return time.toISOString().slice(0, 10);
+}
+
+export function runFileName(day: string, part = 0): string {
+  return part === 0 ? `${day}.jsonl` : `${day}.${part}.jsonl`;
+}
+
+export function parseRunFileName(name: string): RunFile | undefined {
+  const m = RUN_FILE_RE.exec(name);
+  return m ? { name, day: m[1] as string, part: m[2] ? Number(m[2]) : 0 } : undefined;
+}
+
+/** Log files among directory entries, oldest first. */
+export function runFiles(names: readonly string[]): RunFile[] {
+  return names
+    .map(parseRunFileName)
+    .filter((f): f is RunFile => f !== undefined)
+    .sort((a, b) => (a.day === b.day ? a.part - b.part : a.day < b.day ? -1 : 1));
+}
+
+/**
+ * The file a record of `day` goes to: the day's newest part, or the next one once that part has
+ * reached RUN_LOG_MAX_BYTES (`sizeOf` gives a file's size). Never a rename: concurrent writers
+ * that both see a full part simply both append to the next one, so no line is lost.
+ */
+export function pickRunFile(
+  files: readonly RunFile[],
+  day: string,
+  sizeOf: (name: string) => number,
+): string {
+  const today = files.filter((f) => f.day === day);
+  const last = today.at(-1);
+  if (!last) return runFileName(day);
+  return sizeOf(last.name) >= RUN_LOG_MAX_BYTES ? runFileName(day, last.part + 1) : last.name;
+}
+
+/**
+ * Files retention removes once `newest` exists: those more than RUN_LOG_KEEP_DAYS days before the
+ * newest file's day, then the oldest beyond RUN_LOG_KEEP_FILES. Never the newest file itself.
+ */
+export function expiredRunFiles(files: readonly RunFile[]): string[] {
+  const newest = files.at(-1);
+  if (!newest) return [];
+  const cutoff = runDay(new Date(Date.parse(`${newest.day}T00:00:00Z`) - RUN_LOG_KEEP_DAYS * 86_400_000));
+  const kept = files.filter((f) => f.day >= cutoff);
+  const expired = files.filter((f) => f.day < cutoff).map((f) => f.name);
+  return [...expired, ...kept.slice(0, Math.max(0, kept.length - RUN_LOG_KEEP_FILES)).map((f) => f.name)];
+}
 
 export interface DamagedLine {
   file: string;
-  line: number;
+  /** 1-based line number (a whole file read from its start). */
+  line?: number;
+  /** Byte offset of the line (a file read from its end, for the newest records only). */
+  offset?: number;
   reason: string;
 }
 
@@ -185,20 +265,30 @@ export interface DamagedLine {
 export function parseRunLines(text: string, file: string): { records: RunRecord[]; damaged: DamagedLine[] } {
   const records: RunRecord[] = [];
   const damaged: DamagedLine[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    let rec: RunRecord | string | undefined = tryParse(line);
-    if (typeof rec === 'string') {
-      const at = line.lastIndexOf(RUN_LINE_PREFIX);
-      const tail = at > 0 ? tryParse(line.slice(at)) : undefined;
-      const recovered = tail !== undefined && typeof tail !== 'string';
-      damaged.push({ file, line: i + 1, reason: recovered ? 'torn record before a recovered one' : rec });
-      rec = recovered ? tail : undefined;
-    }
-    if (rec) records.push(rec);
+  text.split('\n').forEach((line, i) => {
+    parseRunLine(line, file, { line: i + 1 }, records, damaged);
   });
   return { records, damaged };
+}
+
+/** One line of a log (`where`: its number or offset): its record to `records`, or its damage to `damaged`. */
+export function parseRunLine(
+  line: string,
+  file: string,
+  where: { line: number } | { offset: number },
+  records: RunRecord[],
+  damaged: DamagedLine[],
+): void {
+  if (line.trim() === '') return;
+  let rec: RunRecord | string | undefined = tryParse(line);
+  if (typeof rec === 'string') {
+    const at = line.lastIndexOf(RUN_LINE_PREFIX);
+    const tail = at > 0 ? tryParse(line.slice(at)) : undefined;
+    const recovered = tail !== undefined && typeof tail !== 'string';
+    damaged.push({ file, ...where, reason: recovered ? 'torn record before a recovered one' : rec });
+    rec = recovered ? tail : undefined;
+  }
+  if (rec) records.push(rec);
 }
 
 /** The record on one line, or why it is not one (for a record, the field that is wrong). */

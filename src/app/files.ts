@@ -1,14 +1,39 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createError } from '../errors.js';
 import { PRIVATE_DIR_MODE } from '../storage/private-files.js';
 
-// The few plain file operations the faces need (a prompt file, a path's kind, an append-only log,
+// The few plain file operations the faces need (the head of a selection file, a path's kind, an append-only log,
 // the package version), so the faces themselves never import node:fs.
 
-export function readTextFile(path: string): Promise<string> {
-  return readFile(path, 'utf8');
+/**
+ * At most `max` bytes from the start of a file, and whether more followed (with its size when it
+ * is a regular file). Reads `max + 1` bytes at most, so /dev/zero or a FIFO ends at once.
+ */
+export async function readFileHead(
+  path: string,
+  max: number,
+): Promise<{ bytes: Buffer; more: boolean; size?: number }> {
+  const fh = await open(path, 'r');
+  try {
+    const st = await fh.stat();
+    const buf = Buffer.alloc(max + 1);
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await fh.read(buf, got, buf.length - got, null);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    const more = got > max;
+    return {
+      bytes: buf.subarray(0, Math.min(got, max)),
+      more,
+      ...(more && st.isFile() ? { size: st.size } : {}),
+    };
+  } finally {
+    await fh.close();
+  }
 }
 
 /** 'file' or 'folder' for a source path the user typed; SOURCE_NOT_FOUND when it does not exist. */

@@ -1,6 +1,7 @@
 // Limits and path rules the faces check input against: file size units, the scanner's excluded and
 // hidden names (the TUI's file browser), default source options, and chunk bounds.
 
+export { MIN_ANSWER_TOKENS } from '../ai/answer-bounds.js';
 export { MAX_CONTEXT_WINDOW, MIN_CONTEXT_WINDOW } from '../ai/profiles.js';
 export {
   chunkParamsProblem,

@@ -22,12 +22,42 @@ export class GgufNeedMoreData extends Error {
 
 const MAX_DIMS = 4;
 
+/** Smallest encoding of one value of each type: what a count must leave room for. */
+function minItemBytes(type: number): number {
+  switch (type) {
+    case GgufType.UINT8:
+    case GgufType.INT8:
+    case GgufType.BOOL:
+      return 1;
+    case GgufType.UINT16:
+    case GgufType.INT16:
+      return 2;
+    case GgufType.UINT32:
+    case GgufType.INT32:
+    case GgufType.FLOAT32:
+      return 4;
+    default:
+      // u64/i64/f64, and a string's u64 length prefix.
+      return 8;
+  }
+}
+
 class Cursor {
   pos = 0;
   constructor(
     readonly buf: Buffer,
     readonly label: string,
+    readonly fileSize: number,
   ) {}
+  /**
+   * Refuses a count of `n` items of at least `each` bytes that cannot fit in what is left of the
+   * file, before anything is allocated or read for them.
+   */
+  fits(n: number, each: number, what: string): void {
+    const left = this.fileSize - this.pos;
+    if (n * each > left)
+      throw invalid(this.label, `${what} ${n} cannot fit in the remaining ${left} bytes of the file`);
+  }
   need(n: number): void {
     if (this.pos + n > this.buf.length) throw new GgufNeedMoreData(this.pos + n);
   }
@@ -50,11 +80,16 @@ class Cursor {
   /** A u64 that must fit a JS number (counts, lengths, offsets). */
   size(what: string): number {
     const v = this.u64();
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid(this.label, `${what} ${v} is too large`);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER))
+      throw invalid(
+        this.label,
+        `${what} ${v} cannot fit in the remaining ${this.fileSize - this.pos} bytes of the file`,
+      );
     return Number(v);
   }
   string(what: string): string {
     const len = this.size(`${what} length`);
+    this.fits(len, 1, `${what} length`);
     this.need(len);
     const s = this.buf.toString('utf8', this.pos, this.pos + len);
     this.pos += len;
@@ -107,7 +142,7 @@ function readScalar(c: Cursor, type: number, key: string): GgufScalar {
   }
 }
 
-function readKv(c: Cursor, file: number): GgufKv {
+function readKv(c: Cursor): GgufKv {
   const key = c.string('key');
   const type = c.u32();
   if (type !== GgufType.ARRAY) {
@@ -115,9 +150,9 @@ function readKv(c: Cursor, file: number): GgufKv {
   }
   const itemType = c.u32();
   if (itemType === GgufType.ARRAY) throw invalid(c.label, `key ${key}: nested arrays are not supported`);
-  const n = c.size(`key ${key} array length`);
-  // Every item takes at least one byte, so a length beyond the file is corrupt, not "need more".
-  if (n > file) throw invalid(c.label, `key ${key}: array length ${n} exceeds the file size`);
+  const n = c.size(`key ${key}: array length`);
+  // A length the rest of the file cannot hold is corrupt, not "need more".
+  c.fits(n, minItemBytes(itemType), `key ${key}: array length`);
   const value: GgufScalar[] = new Array(n);
   for (let i = 0; i < n; i++) value[i] = readScalar(c, itemType, key);
   return { key, type, itemType, value } as GgufKv;
@@ -146,7 +181,7 @@ export function parseGguf(buf: Buffer, opts: ParseOptions = {}): GgufFile {
 }
 
 function parseHeader(buf: Buffer, label: string, fileSize: number): GgufFile {
-  const c = new Cursor(buf, label);
+  const c = new Cursor(buf, label, fileSize);
   if (buf.length >= 4 && buf.readUInt32LE(0) !== GGUF_MAGIC)
     throw invalid(label, 'bad magic (not a GGUF file)');
   c.u32();
@@ -160,11 +195,13 @@ function parseHeader(buf: Buffer, label: string, fileSize: number): GgufFile {
   }
   const nTensors = c.size('tensor count');
   const nKv = c.size('metadata count');
-  if (nKv > fileSize || nTensors > fileSize) throw invalid(label, 'header counts exceed the file size');
+  // A metadata entry takes at least 13 bytes (key length, type, one byte), a tensor info 32.
+  c.fits(nKv, 13, 'metadata count');
+  c.fits(nTensors, 32, 'tensor count');
   const metadata: GgufKv[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < nKv; i++) {
-    const kv = readKv(c, fileSize);
+    const kv = readKv(c);
     if (seen.has(kv.key)) throw invalid(label, `duplicate key ${kv.key}`);
     seen.add(kv.key);
     metadata.push(kv);
@@ -174,6 +211,7 @@ function parseHeader(buf: Buffer, label: string, fileSize: number): GgufFile {
     const name = c.string('tensor name');
     const nDims = c.u32();
     if (nDims < 1 || nDims > MAX_DIMS) throw invalid(label, `tensor ${name}: ${nDims} dimensions`);
+    c.fits(nDims, 8, `tensor ${name}: dimension count`);
     const dims: number[] = [];
     for (let d = 0; d < nDims; d++) dims.push(c.size(`tensor ${name} dimension`));
     const type = c.u32();

@@ -2,12 +2,13 @@ import { stat } from 'node:fs/promises';
 import { createError } from '../errors.js';
 import { errReason } from '../storage/atomic-write.js';
 import type { ModelFingerprint } from '../types.js';
+import { readGgufHeader } from './gguf-file.js';
 
 // What an embedding model will produce, read from its GGUF header before the model is loaded,
 // so a store can refuse a model of the wrong dimension without spending a load. The header is
-// read by node-llama-cpp's own GGUF reader (the runtime that will load the file); our reader
-// (gguf-reader.ts) stays for the model generator, which needs each value's GGUF type to copy a
-// vocabulary into a new file.
+// read by node-llama-cpp's own GGUF reader (the runtime that will load the file), after our own
+// reader (gguf-reader.ts) has walked it with every count checked against the bytes left; ours also
+// serves the model generator, which needs each value's GGUF type to copy a vocabulary.
 
 export type Pooling = ModelFingerprint['pooling'];
 
@@ -96,6 +97,9 @@ export async function readModelInfo(path: string): Promise<ModelInfo> {
     throw createError('IO_FAILED', { path, op: 'stat', reason: errReason(err) }, err);
   });
   if (!st.isFile()) throw createError('MODEL_INVALID', { path, reason: 'not a regular file' });
+  // Our bounded walk first: node-llama-cpp's reader trusts the header's counts (a 177-byte file
+  // claiming 2^62 vocabulary entries would make it read and allocate without end).
+  await readGgufHeader(path);
   // Loaded here: node-llama-cpp is large, and most commands never read a model header.
   const { readGgufFileInfo } = await import('node-llama-cpp');
   const info = await readGgufFileInfo(path, { readTensorInfo: true, logWarnings: false }).catch((err) => {

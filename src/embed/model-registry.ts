@@ -11,6 +11,7 @@ import type { ModelFingerprint } from '../types.js';
 import { parseJsonText } from '../util/json-check.js';
 import { sanitizeLine } from '../util/terminal-text.js';
 import { sha256File } from './fingerprint.js';
+import { readGgufHeader } from './gguf-file.js';
 
 // Installed embedding models: one JSON install record per model under
 // `$KORTTY_HOME/rag/models/installed/`, the model files themselves in `$KORTTY_HOME/rag/models/`
@@ -105,7 +106,10 @@ function sameStat(a: StatIdentity, b: StatIdentity): boolean {
   );
 }
 
-/** Refuses anything that is not a little-endian GGUF v2/v3 file, naming what was found instead. */
+/**
+ * Refuses anything that is not a little-endian GGUF v2/v3 file, naming what was found instead, and
+ * a header whose counts or lengths the file cannot hold (GGUF_INVALID naming the field).
+ */
 export async function checkGgufHeader(path: string): Promise<void> {
   let fh: fsp.FileHandle;
   try {
@@ -123,6 +127,8 @@ export async function checkGgufHeader(path: string): Promise<void> {
   } finally {
     await fh.close();
   }
+  // The whole header, every count checked against the bytes left before it is used.
+  await readGgufHeader(path);
 }
 
 /** Pure check of the first 24 bytes: magic, version, counts. Returns the problem or undefined. */

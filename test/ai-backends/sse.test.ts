@@ -85,7 +85,27 @@ test('sse: event type and id are carried', (t) => {
 });
 
 test('sse: a line that never ends is refused past the limit', (t) => {
-  const p = createSseParser({ maxLineLength: 1024 });
+  const p = createSseParser({ maxEventLength: 1024 });
   p.push(`data: ${'x'.repeat(1000)}`);
-  t.throws(() => p.push('y'.repeat(100)), { message: /longer than 1024/ });
+  t.throws(() => p.push('y'.repeat(100)), { message: /longer than 1024 characters \(the per-event cap/ });
+});
+
+test('sse: an event whose blank line never comes is refused once its data lines pass the cap', (t) => {
+  const p = createSseParser({ maxEventLength: 1024 });
+  // Each line is short and complete; only the event never ends.
+  for (let i = 0; i < 40; i++) p.push('data: 0123456789012345678\n');
+  t.throws(
+    () => {
+      for (let i = 0; i < 20; i++) p.push('data: 0123456789012345678\n');
+    },
+    { message: /longer than 1024 characters/ },
+  );
+  // Ordinary events below the cap reset the count each time.
+  const q = createSseParser({ maxEventLength: 1024 });
+  for (let i = 0; i < 200; i++) t.is(q.push(`data: ${'z'.repeat(500)}\n\n`).length, 1);
+});
+
+test('sse: one piece far larger than the cap is refused without being joined whole', (t) => {
+  const p = createSseParser({ maxEventLength: 1024 });
+  t.throws(() => p.push(`data: ${'x'.repeat(10_000_000)}`), { message: /longer than 1024/ });
 });

@@ -4,9 +4,22 @@
 //   node dist/test/helpers/fake-openai-main.js [--port N] [--url-file F] [--record F.jsonl]
 //        [--template 'Answer {marker}'] [--no-context TEXT] [--reply TEXT] [--tool-first]
 //        [--api-key KEY] [--fail STATUS] [--split BYTES] [--delay-ms MS]
+//        [--hostile endless|no-blank-line|huge-event]
 import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createFakeOpenAI, defaultReply, type FakeReply } from './fake-openai.js';
+import {
+  createFakeOpenAI,
+  defaultReply,
+  type FakeReply,
+  HOSTILE_MODES,
+  type HostileMode,
+} from './fake-openai.js';
+
+const hostileMode = (v: string | undefined): HostileMode | undefined => {
+  if (v === undefined) return undefined;
+  if (!(HOSTILE_MODES as readonly string[]).includes(v)) throw new Error(`--hostile ${v}: unknown mode`);
+  return v as HostileMode;
+};
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +35,7 @@ const { values } = parseArgs({
     fail: { type: 'string' },
     split: { type: 'string' },
     'delay-ms': { type: 'string' },
+    hostile: { type: 'string' },
   },
 });
 
@@ -35,6 +49,8 @@ const server = await createFakeOpenAI({
     // One JSON line per request, so another process can assert what the model was sent.
     if (values.record) appendFileSync(values.record, `${JSON.stringify(body)}\n`);
     if (values.fail) return { status: Number(values.fail) };
+    const hostile = hostileMode(values.hostile);
+    if (hostile) return { hostile };
     if (values.reply !== undefined) return values.reply;
     return defaultReply(body, {
       template: values.template,

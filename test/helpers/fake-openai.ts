@@ -34,7 +34,17 @@ export interface FakeReplySpec {
   streamError?: string;
   /** Content type of a streamed reply (default `text/event-stream; charset=utf-8`; '' sends none). */
   contentType?: string;
+  /**
+   * A hostile stream, sent until the client hangs up (at most `hostileBytes`, default 1 GiB):
+   * `endless`: valid content deltas forever (never a finish_reason); `no-blank-line`: `data:` lines
+   * of one event whose blank line never comes; `huge-event`: one `data:` line of 100 MB.
+   */
+  hostile?: HostileMode;
+  hostileBytes?: number;
 }
+
+export type HostileMode = 'endless' | 'no-blank-line' | 'huge-event';
+export const HOSTILE_MODES: readonly HostileMode[] = ['endless', 'no-blank-line', 'huge-event'];
 
 export type FakeReply = string | FakeReplySpec;
 
@@ -244,6 +254,8 @@ async function stream(
   const type = spec.contentType ?? 'text/event-stream; charset=utf-8';
   res.writeHead(200, { ...(type ? { 'content-type': type } : {}), 'cache-control': 'no-cache' });
   res.flushHeaders();
+  if (spec.hostile)
+    return hostileStream(res, model, spec.hostile, spec.hostileBytes ?? 1024 ** 3, () => open);
   const eol = opts.noisy ? '\r\n' : '\n';
   const events = streamEvents(model, spec);
   if (spec.stallAfterTokens !== undefined) events.splice(1 + spec.stallAfterTokens);
@@ -266,6 +278,42 @@ async function stream(
   }
   if (spec.stallAfterTokens !== undefined) return; // silent until the client gives up
   res.end();
+}
+
+/** Writes a hostile stream with backpressure (so this server never buffers it) until the client leaves. */
+async function hostileStream(
+  res: ServerResponse,
+  model: string,
+  mode: HostileMode,
+  maxBytes: number,
+  open: () => boolean,
+): Promise<void> {
+  const piece = (): string => {
+    if (mode === 'endless') {
+      const [, delta] = streamEvents(model, { tokens: [`${'lorem ipsum '.repeat(80)}`] });
+      return `data: ${delta}\n\n`;
+    }
+    if (mode === 'no-blank-line') return `data: ${'y'.repeat(1000)}\n`;
+    return 'x'.repeat(64 * 1024);
+  };
+  let sent = 0;
+  const write = async (text: string) => {
+    sent += text.length;
+    if (res.write(text)) return;
+    await new Promise<void>((r) => {
+      const done = () => {
+        res.off('drain', done).off('close', done);
+        r();
+      };
+      res.on('drain', done).on('close', done);
+    });
+  };
+  if (mode === 'huge-event') {
+    await write('data: ');
+    maxBytes = Math.min(maxBytes, 100 * 1024 * 1024);
+  }
+  while (open() && sent < maxBytes) await write(piece());
+  if (open()) res.end(mode === 'huge-event' ? '\n\n' : '');
 }
 
 /** All text the model was given (system, user, assistant and tool messages), in order. */

@@ -13,9 +13,10 @@
 //   KORTTY_REL_INSTALL_LOCK_SECONDS (30), KORTTY_REL_INSTALL_LOCK_KILLS (30); KORTTY_REL_SWAP_DIR_SYNCS
 //   (200), KORTTY_REL_SWAP_FILE_SYNCS (200), KORTTY_REL_DOC_ROUNDS (20), KORTTY_REL_WATCH_RECONCILES (4),
 //   KORTTY_REL_EDGE_TRIALS (300), KORTTY_REL_EDGE_CLIENTS (200), KORTTY_REL_ISO_DAMAGED (200),
-//   KORTTY_REL_ISO_UNREACHABLE (40), KORTTY_REL_ISO_UMASKS (16), KORTTY_REL_ISO_LOCKS (30).
+//   KORTTY_REL_ISO_UNREACHABLE (40), KORTTY_REL_ISO_UMASKS (16), KORTTY_REL_ISO_LOCKS (30),
+//   KORTTY_REL_BOUNDS_TRIALS (3).
 //   KORTTY_REL_ONLY=kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,
-//   delete,vocab,install-lock,edges,isolation runs a subset.
+//   delete,vocab,install-lock,edges,isolation,bounds runs a subset.
 
 import { rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -28,7 +29,7 @@ const scale = scaleFromEnv('full');
 const only = new Set(
   (
     process.env.KORTTY_REL_ONLY ??
-    'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock,edges,isolation'
+    'kill,power,io,hostile,hostile-fs,hostile-docs,lock,injection,terminal,cancel,qdrant,delete,vocab,install-lock,edges,isolation,bounds'
   ).split(','),
 );
 const base = join(tmpdir(), `kortty-rel-${process.pid}`);
@@ -170,6 +171,10 @@ await part('edges', async () => {
     trials: knob('EDGE_TRIALS', scale, 40, 300),
     clients: knob('EDGE_CLIENTS', scale, 80, 200),
   });
+});
+await part('bounds', async () => {
+  const { runBoundsSuite } = await import('./bounds-suite.js');
+  return runBoundsSuite({ log, trials: knob('BOUNDS_TRIALS', scale, 1, 3) });
 });
 
 const failures = rows.reduce((n, r) => n + r.failures, 0);

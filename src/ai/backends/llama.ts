@@ -12,6 +12,7 @@ import {
   LlamaLogLevel,
   type LlamaModel,
 } from 'node-llama-cpp';
+import { readGgufHeader } from '../../embed/gguf-file.js';
 import { createError, isKorttyError } from '../../errors.js';
 import { usableCores } from '../../util/cores.js';
 import { toHistory } from './llama-history.js';
@@ -67,6 +68,10 @@ export function createLlamaBackend(opts: LlamaBackendOptions): ChatBackend {
   let closed = false;
 
   async function load(): Promise<Loaded> {
+    // Our bounded header walk before node-llama-cpp reads it (that reader trusts the counts).
+    await readGgufHeader(opts.modelPath).catch((err: Error) => {
+      throw fail(`cannot load ${opts.modelPath}: ${err.message}`, err);
+    });
     const threads = opts.threads ?? usableCores();
     const llama = await getLlama({
       gpu: false,

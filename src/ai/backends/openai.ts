@@ -1,10 +1,11 @@
 // OpenAI-compatible chat adapter (Ollama, llama.cpp server, LM Studio, hosted APIs): POST
 // /v1/chat/completions over global fetch, streamed as server-sent events.
 import { createError, isKorttyError, type KorttyError } from '../../errors.js';
+import { answerCharCap } from '../answer-bounds.js';
 import { CompletionPayloadError, createCompletionAccumulator, parseCompletion } from './openai-chunks.js';
 import { buildChatBody, resolveChatUrl } from './openai-request.js';
 import { bodyExcerpt, displayUrl, redactSecret } from './redact.js';
-import { createSseParser } from './sse.js';
+import { createSseParser, type SseEvent, SseLimitError } from './sse.js';
 import type { ChatBackend, ChatRequest, ChatResult } from './types.js';
 
 export interface OpenAIBackendOptions {
@@ -26,6 +27,13 @@ export interface OpenAIBackendOptions {
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Cap on a non-stream or error body we read into memory. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Answer tokens assumed when a request names none (for the answer's character cap). */
+const DEFAULT_ANSWER_TOKENS = 4096;
+/**
+ * Bytes read from one event stream, keep-alive comments included: a server that streams forever
+ * without saying anything is cut here (memory stays flat; this only bounds the time).
+ */
+const MAX_STREAM_BYTES = 64 * 1024 * 1024;
 
 export function createOpenAIBackend(opts: OpenAIBackendOptions): ChatBackend {
   const url = resolveChatUrl(opts.endpoint, { allowInsecureHttp: opts.allowInsecureHttp });
@@ -82,6 +90,10 @@ export function createOpenAIBackend(opts: OpenAIBackendOptions): ChatBackend {
       return result;
     };
 
+    const caps = {
+      answerChars: answerCharCap(req.maxTokens ?? DEFAULT_ANSWER_TOKENS),
+      streamBytes: MAX_STREAM_BYTES,
+    };
     const stream = opts.stream ?? true;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -117,7 +129,7 @@ export function createOpenAIBackend(opts: OpenAIBackendOptions): ChatBackend {
         if (text.length > MAX_BODY_BYTES) throw fail(`response larger than ${MAX_BODY_BYTES} bytes`);
         // An event stream sent without its content type (some proxies strip it).
         if (/^\s*(data|event|id|retry)?:/.test(text))
-          return rethrowCallback(await decodeStream([text], emit, fail));
+          return rethrowCallback(await decodeStream([text], emit, fail, caps));
         let json: unknown;
         try {
           json = JSON.parse(text);
@@ -127,13 +139,14 @@ export function createOpenAIBackend(opts: OpenAIBackendOptions): ChatBackend {
           );
         }
         const result = parseCompletion(json);
+        if (result.text.length > caps.answerChars) throw fail(answerCapReason(caps.answerChars));
         emit(result.text);
         return rethrowCallback(result);
       }
       phase = 'streaming';
       if (!res.body) throw fail('response has no body');
       return rethrowCallback(
-        await decodeStream(res.body, emit, fail, arm, () => callbackError !== undefined),
+        await decodeStream(res.body, emit, fail, caps, arm, () => callbackError !== undefined),
       );
     } catch (err) {
       if (callbackError) throw callbackError.error;
@@ -153,17 +166,36 @@ export function createOpenAIBackend(opts: OpenAIBackendOptions): ChatBackend {
   return { name, chat, close: async () => {} };
 }
 
-/** Feeds an event stream through the SSE parser and the chunk accumulator; stops at [DONE]. */
+function answerCapReason(chars: number): string {
+  return `the answer passed the ${chars}-character cap (the server ignored max_tokens?); stopped reading`;
+}
+
+/**
+ * Feeds an event stream through the SSE parser and the chunk accumulator; stops at [DONE]. Every
+ * cap (one event, the answer, the whole stream) ends it with an error naming the cap; returning
+ * cancels the body and the caller aborts the request.
+ */
 async function decodeStream(
   body: AsyncIterable<Uint8Array | string> | Iterable<string>,
   emit: (text: string) => void,
   fail: (reason: string) => Error,
+  caps: { answerChars: number; streamBytes: number },
   onData: () => void = () => {},
   stopped: () => boolean = () => false,
 ): Promise<ChatResult> {
   const acc = createCompletionAccumulator();
   const parser = createSseParser();
   let done = false;
+  let answerChars = 0;
+  let streamBytes = 0;
+  const guard = (parse: () => SseEvent[]) => {
+    try {
+      return parse();
+    } catch (err) {
+      if (err instanceof SseLimitError) throw fail(`${err.message}; stopped reading`);
+      throw err;
+    }
+  };
   const handle = (data: string) => {
     if (done) return;
     if (data.trim() === '[DONE]') {
@@ -176,15 +208,21 @@ async function decodeStream(
     } catch {
       throw fail(`invalid JSON in the event stream: ${bodyExcerpt(data, 120)}`);
     }
-    emit(acc.apply(json));
+    const text = acc.apply(json);
+    answerChars += text.length;
+    if (answerChars > caps.answerChars) throw fail(answerCapReason(caps.answerChars));
+    emit(text);
   };
   for await (const chunk of body) {
     onData();
-    for (const ev of parser.push(chunk)) handle(ev.data);
+    streamBytes += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
+    if (streamBytes > caps.streamBytes)
+      throw fail(`the event stream passed the ${caps.streamBytes}-byte cap; stopped reading`);
+    for (const ev of guard(() => parser.push(chunk))) handle(ev.data);
     // Leaving the loop cancels the body, which releases the connection.
     if (done || stopped()) break;
   }
-  if (!done && !stopped()) for (const ev of parser.end()) handle(ev.data);
+  if (!done && !stopped()) for (const ev of guard(() => parser.end())) handle(ev.data);
   if (!done && !acc.finished) throw fail('the event stream ended before the answer finished');
   return acc.result();
 }

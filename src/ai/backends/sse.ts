@@ -17,13 +17,28 @@ export interface SseParser {
   end(): SseEvent[];
 }
 
-/** A server that never ends a line would otherwise grow the buffer without bound. */
-const DEFAULT_MAX_LINE = 8 * 1024 * 1024;
+/**
+ * The most characters one event may hold (its unfinished line plus its `data:` lines so far). A
+ * chat-completion chunk is a few hundred characters; a server that never ends a line, or never
+ * sends the blank line that ends an event, would otherwise grow memory without bound.
+ */
+export const MAX_SSE_EVENT_CHARS = 1024 * 1024;
 
-export function createSseParser(opts: { maxLineLength?: number } = {}): SseParser {
-  const maxLine = opts.maxLineLength ?? DEFAULT_MAX_LINE;
+/** An event (or line) grew past the cap: the stream must be abandoned. */
+export class SseLimitError extends Error {
+  constructor(readonly cap: number) {
+    super(
+      `an event-stream event longer than ${cap} characters (the per-event cap; a line or event without its end?)`,
+    );
+  }
+}
+
+export function createSseParser(opts: { maxEventLength?: number } = {}): SseParser {
+  const maxEvent = opts.maxEventLength ?? MAX_SSE_EVENT_CHARS;
   const decoder = new TextDecoder('utf-8');
   let buf = '';
+  // Characters in the current event's `data:` lines.
+  let dataChars = 0;
   // A CR ended the previous line; an LF right after it belongs to the same terminator.
   let skipLF = false;
   let data: string[] = [];
@@ -37,6 +52,7 @@ export function createSseParser(opts: { maxLineLength?: number } = {}): SseParse
       out.push(ev);
     }
     data = [];
+    dataChars = 0;
     eventType = '';
   }
 
@@ -50,8 +66,11 @@ export function createSseParser(opts: { maxLineLength?: number } = {}): SseParse
     const field = colon < 0 ? text : text.slice(0, colon);
     let value = colon < 0 ? '' : text.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') eventType = value;
+    if (field === 'data') {
+      dataChars += value.length + 1;
+      if (dataChars > maxEvent) throw new SseLimitError(maxEvent);
+      data.push(value);
+    } else if (field === 'event') eventType = value;
     else if (field === 'id' && !value.includes('\0')) lastId = value;
     // `retry` and unknown fields are ignored, as the grammar says.
   }
@@ -76,14 +95,18 @@ export function createSseParser(opts: { maxLineLength?: number } = {}): SseParse
       pos = end + 1;
     }
     buf = buf.slice(pos);
-    if (buf.length > maxLine) throw new Error(`event-stream line longer than ${maxLine} characters`);
+    if (buf.length + dataChars > maxEvent) throw new SseLimitError(maxEvent);
   }
 
   return {
     push(chunk) {
       const out: SseEvent[] = [];
-      buf += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-      drain(out);
+      const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      // One huge piece is cut before it is joined, so the check below never needs its whole copy.
+      for (let p = 0; p < text.length; p += maxEvent) {
+        buf += text.slice(p, p + maxEvent);
+        drain(out);
+      }
       return out;
     },
     end() {

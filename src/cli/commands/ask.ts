@@ -1,6 +1,6 @@
 import { ask, parseActionKind } from '../../app/ask.js';
-import { readTextFile } from '../../app/files.js';
 import { formatSourceRef } from '../../app/present.js';
+import { type ReadSelection, readSelectionFile, readSelectionStream } from '../../app/selection.js';
 import { korttyHome } from '../../storage/paths.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
 import { type CommandContext, defineCommand, usageError } from '../command.js';
@@ -38,7 +38,9 @@ export const definition = defineCommand({
   positionals: [{ name: 'PROMPT', variadic: true, optional: true }],
   options,
   notes: `The selection comes from stdin (--stdin) or a file (--file), never from the command line, so
-terminal text never passes through a shell. Progress ("Retrieving from N stores…", then each
+terminal text never passes through a shell. At most its first 512 KiB are read, then it is cut to
+the tokens the model's context leaves it (after the answer, the retrieved block and the rest of
+the prompt); a cut is said on stderr and kept in the run record. Progress ("Retrieving from N stores…", then each
 excerpt's marker and path) goes to stderr at once; the answer streams to stdout (control characters
 shown, never acted on), then the cited sources. Retrieval goes through the query service when it
 runs.
@@ -50,12 +52,11 @@ Exit status: 0 done, 1 failed, 2 usage, 3 answer rejected by the citation check 
 
 async function runAsk({ values, positionals, io, json }: CommandContext<typeof options>): Promise<number> {
   const action = parseActionKind(values.action!);
-  let selection: string | undefined;
-  if (values.file) {
-    selection = await readTextFile(values.file);
-  } else if (values.stdin) {
-    selection = await readAll(io.stdin);
-  }
+  // Read with a byte cap before anything else; the action then cuts it to the model's context.
+  let read: ReadSelection | undefined;
+  if (values.file) read = await readSelectionFile(values.file);
+  else if (values.stdin) read = await readSelectionStream(io.stdin);
+  const selection = read?.text;
   const prompt = positionals.join(' ') || undefined;
   if (!prompt && !selection?.trim()) throw usageError('nothing to ask: give a PROMPT, --stdin or --file');
   const home = korttyHome(io.env);
@@ -74,6 +75,7 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
       action,
       prompt,
       selection,
+      ...(read?.cut ? { selectionCut: read.cut } : {}),
       profile: values.profile,
       signal: interrupt.signal,
       onPlan: ({ stores, before }) => {
@@ -120,10 +122,4 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   } finally {
     interrupt.dispose();
   }
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const c of stream) parts.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-  return Buffer.concat(parts).toString('utf8');
 }

@@ -1,4 +1,4 @@
-import { MAX_CONTEXT_WINDOW, MIN_CONTEXT_WINDOW } from '../../app/limits.js';
+import { MAX_CONTEXT_WINDOW, MIN_ANSWER_TOKENS, MIN_CONTEXT_WINDOW } from '../../app/limits.js';
 import { loadProfiles, saveProfiles, setRole, upsertProfile } from '../../app/profiles.js';
 import { profilesPath } from '../../storage/paths.js';
 import { parseRoles, roleOption, wholeRange } from '../args.js';
@@ -34,6 +34,12 @@ kortty-rag profile add NAME --backend llama --model PATH.gguf [options]`,
       help: "the model's context window in tokens (default 8192)",
       range: wholeRange(MIN_CONTEXT_WINDOW, MAX_CONTEXT_WINDOW, 'tokens'),
     },
+    'max-tokens': {
+      type: 'string',
+      value: 'N',
+      help: 'answer length cap sent as max_tokens (default min(context/4, 4096); at most half the context)',
+      range: wholeRange(MIN_ANSWER_TOKENS, MAX_CONTEXT_WINDOW / 2, 'tokens'),
+    },
     family: { type: 'string', value: 'F', help: 'model-family preset (default generic)' },
     'require-citations': { type: 'boolean', help: 'reject answers that cite no retrieved marker' },
     retrieval: {
@@ -62,6 +68,7 @@ environment variable, never stored.`,
         model: values.model,
         ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
         contextWindow: values['context-window'] ? Number(values['context-window']) : 8192,
+        ...(values['max-tokens'] ? { maxTokens: Number(values['max-tokens']) } : {}),
         family: values.family ?? 'generic',
         requireCitations: values['require-citations'] ?? false,
         retrievalMode: values.retrieval ?? 'before',

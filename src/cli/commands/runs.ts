@@ -38,6 +38,10 @@ async function runRuns({ values, io, json }: CommandContext<typeof options>): Pr
     io.stdout.write(
       `${sanitizeLine(r.time)}  ${sanitizeLine(r.action)} · ${sanitizeLine(runOrigin(r))} · ${r.status}${r.reason ? ` (${sanitizeLine(r.reason.message)})` : ''}\n  query: ${sanitizeLine(r.query.slice(0, 100).replace(/\s+/g, ' '))}\n`,
     );
+    if (r.selectionCut?.keptTokens !== undefined || r.selectionCut?.bytesCut)
+      io.stdout.write(
+        `  selection cut: ${r.selectionCut.bytesCut ? `first ${r.selectionCut.readBytes} bytes read; ` : ''}${r.selectionCut.keptBytes} bytes${r.selectionCut.keptTokens !== undefined ? ` (${r.selectionCut.keptTokens} tokens)` : ''} sent\n`,
+      );
     for (const e of r.excerpts) {
       const mark = r.cited.includes(e.marker) ? 'cited' : '     ';
       io.stdout.write(
