@@ -11,7 +11,13 @@ export { createSearchDeps, search };
 
 /** One search in this process: opens the models and snapshots it needs, searches, closes them. */
 export async function searchOnce(
-  req: { stores: readonly StoreConfig[]; query: string; mode?: SearchMode; contextWindow?: number },
+  req: {
+    stores: readonly StoreConfig[];
+    query: string;
+    mode?: SearchMode;
+    contextWindow?: number;
+    shape?: boolean;
+  },
   home = korttyHome(),
 ): Promise<SearchResult> {
   const deps = createSearchDeps(home);

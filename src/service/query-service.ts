@@ -92,10 +92,12 @@ export function createQueryHandler(opts: HandlerOptions): QueryHandler {
             mode: args.mode ?? 'hybrid',
             ...(args.contextWindow !== undefined ? { contextWindow: args.contextWindow } : {}),
             ...(args.firstMarker !== undefined ? { firstMarker: args.firstMarker } : {}),
+            ...(args.shape !== undefined ? { shape: args.shape } : {}),
           },
           deps,
         );
         return {
+          shapedQuery: res.shapedQuery,
           block: res.block,
           excerpts: res.excerpts as unknown as Record<string, unknown>[],
           ...(args.candidates
