@@ -9,7 +9,8 @@
 //     the line after a prompt is remembered as the command line;
 //   - timestamps (ISO 8601, syslog and ctime dates, clock times, `[  12.345678]` kernel times) and
 //     the host name a syslog line carries;
-//   - hex addresses and hashes, UUIDs, numbers of five or more digits (pids, sizes, ports, counters);
+//   - hex addresses and hashes, UUIDs, numbers of five or more digits (pids, sizes, ports, counters)
+//     and the pid of a `prog[123]:` line;
 //   - line-number gutters (`  12 | `, `12:`, `cat -n`'s `    12<TAB>`) and bare `|` gutter lines;
 //   - repeated lines (compared with their digits ignored, so `retry 1/5`…`retry 5/5` count once).
 // Kept: the program name of `prog: message` lines (`tar: Cannot open: …` → `tar`), flags and paths
@@ -109,7 +110,10 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 // 0x-prefixed hex of four digits or more (addresses; `0x1F` is a value worth asking about), and bare runs of 7+ hex digits holding both a digit and a letter (hashes,
 // addresses): an English word has a letter outside a–f, a number has no letter.
 const HEX = /\b0x[0-9a-f]{4,}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/giu;
-const LONG_NUMBER = /(?<![\w.-])\d{5,}(?![\w-])/gu;
+// Not a part of a word, version (`1.2.12345`) or decimal; `-` may touch it (`00400000-00401000`).
+const LONG_NUMBER = /(?<![\w.])\d{5,}(?!\w|\.\d)/gu;
+// The pid of a `prog[123]:` line, however short: `sshd[812]: …` → `sshd: …`.
+const PID = /(?<=\w)\[\d+\](?=:)/gu;
 // `12:` but not a clock time `12:03`.
 const GUTTER = /^\s*(?:\d+\s*[|│┃]|\d+:(?!\d)|\d+\t|[|│┃]\s)/u;
 const GUTTER_ONLY = /^\s*[|│┃]?\s*$/u;
@@ -206,6 +210,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     for (const re of TIMESTAMPS) line = drop(line, re, (n) => (dropped.timestamps += n));
     line = drop(line, UUID, (n) => (dropped.uuids += n));
     line = drop(line, HEX, (n) => (dropped.hex += n));
+    line = drop(line, PID, (n) => (dropped.numbers += n), '');
     line = drop(line, LONG_NUMBER, (n) => (dropped.numbers += n));
     // Brackets and separators a removed timestamp or pid leaves behind: `prog[]:`, `[] `, `()`.
     line = squash(line.replace(/\[ +\]|\( +\)/gu, '').replace(/^[\s:,;|]+/u, ''));
