@@ -159,10 +159,23 @@ function queryLines(shaped: string, shaping: ShapedQuery | undefined): string {
     .join('')}\n`;
 }
 
+const DROPPED: Record<keyof ShapedQuery['dropped'], [string, string]> = {
+  escapes: ['escape', 'escapes'],
+  prompts: ['prompt', 'prompts'],
+  timestamps: ['timestamp', 'timestamps'],
+  hex: ['hex number', 'hex numbers'],
+  uuids: ['UUID', 'UUIDs'],
+  numbers: ['long number', 'long numbers'],
+  gutters: ['line-number gutter', 'line-number gutters'],
+  repeats: ['repeated line', 'repeated lines'],
+  budget: ['line over the word budget', 'lines over the word budget'],
+};
+
 function droppedText(s: ShapedQuery): string {
-  const parts = Object.entries(s.dropped)
-    .filter(([, n]) => n > 0)
-    .map(([kind, n]) => (kind === 'budget' ? `${n} over the word budget` : `${n} ${kind}`));
+  const parts = Object.entries(DROPPED)
+    .map(([kind, [one, many]]) => [s.dropped[kind as keyof ShapedQuery['dropped']], one, many] as const)
+    .filter(([n]) => n > 0)
+    .map(([n, one, many]) => `${n} ${n === 1 ? one : many}`);
   return parts.length ? `; dropped ${parts.join(', ')}` : '';
 }
 
