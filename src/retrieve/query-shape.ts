@@ -69,20 +69,20 @@ const OTHER_CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 const PROMPTS: readonly RegExp[] = [
   // A Python virtualenv or conda prefix before any prompt: `(venv) `.
   // user@host:path$ (bash, Debian), [user@host path]$ (RHEL), user@host path % (zsh), fish's `>`.
-  /^(?:\([\w.-]+\) )?\[?[\w.-]+@[\w.-]+(?::|\s+)[^\s$#%>]*\]?\s?[$#%>] ?/u,
+  /^(?:\([\w.-]+\) )?\[?[\w.-]+@[\w.-]+(?::|\s+)[^\s$#%>]*\]?\s?[$#%>] ?/,
   // Oh My Zsh (robbyrussell): `➜  dir git:(main) ✗ `.
-  /^➜\s+\S+(?:\s+git:\([^)]*\))?(?:\s+✗)?\s+/u,
+  /^➜\s+\S+(?:\s+git:\([^)]*\))?(?:\s+✗)?\s+/,
   // Starship, pure, lambda and arrow prompts.
-  /^[❯λ→»](?:\s+|$)/u,
+  /^[❯λ→»](?:\s+|$)/,
   // PowerShell and cmd.exe: `PS C:\dir> `, `C:\dir> `.
-  /^(?:PS )?[A-Za-z]:\\[^>]*> ?/u,
+  /^(?:PS )?[A-Za-z]:\\[^>]*> ?/,
   // Python, IPython, irb, pry, node and database shells.
-  /^(?:>>>|\.\.\.)(?: |$)/u,
-  /^(?:In|Out) ?\[\d+\]: ?/u,
-  /^(?:irb|pry)\([^)]*\)(?::\d+)*[>*] ?/u,
-  /^(?:mysql|sqlite|postgres|psql|mongo|redis[\w.:-]*|gdb|\(gdb\)|\(Pdb\)|ftp|sftp)[=#>-]*> ?/u,
+  /^(?:>>>|\.\.\.)(?: |$)/,
+  /^(?:In|Out) ?\[\d+\]: ?/,
+  /^(?:irb|pry)\([^)]*\)(?::\d+)*[>*] ?/,
+  /^(?:mysql|sqlite|postgres|psql|mongo|redis[\w.:-]*|gdb|\(gdb\)|\(Pdb\)|ftp|sftp)[=#>-]*> ?/,
   // A bare sigil: `$ `, `# `, `% `, `> ` (a lone `#` heading or `>` quote loses only punctuation).
-  /^(?:\([\w.-]+\) )?[$#%>] /u,
+  /^(?:\([\w.-]+\) )?[$#%>] /,
 ];
 
 // --- noise inside a line ---------------------------------------------------------------------
@@ -94,37 +94,40 @@ const ZONE = '(?:\\s?(?:Z|[+-]\\d{2}:?\\d{2}|UTC|GMT|[A-Z]{2,4}T))?';
 // syslog/journal: `Mar  4 12:03:04 host prog[123]: msg` → `prog[123]: msg` (host name dropped too).
 const SYSLOG = new RegExp(
   `^(?:${DAY},? )?${MONTH}\\s+\\d{1,2}\\s+${CLOCK}${ZONE}\\s+[\\w.-]+\\s+(?=\\S+:)`,
-  'u',
+  '',
 );
 const TIMESTAMPS: readonly RegExp[] = [
   // ISO 8601 and its log variants: 2026-12-04T05:20:56.123Z, 2026/12/04 05:20:56,123 +0100.
-  new RegExp(`\\[?\\d{4}[-/]\\d{2}[-/]\\d{2}(?:[T ]${CLOCK})?${ZONE}\\]?`, 'gu'),
+  new RegExp(`\\[?\\d{4}[-/]\\d{2}[-/]\\d{2}(?:[T ]${CLOCK})?${ZONE}\\]?`, 'g'),
   // ctime and HTTP dates: Fri Dec  4 05:20:56 UTC 2026, Fri, 04 Dec 2026 05:20:56 GMT, 04/Dec/2026:05:20:56 +0000.
-  new RegExp(`(?:${DAY},?\\s+)?${MONTH}\\s+\\d{1,2}\\s+${CLOCK}${ZONE}(?:\\s+\\d{4})?`, 'gu'),
-  new RegExp(`(?:${DAY},?\\s+)?\\d{1,2}[ /]${MONTH}[ /]\\d{4}[ :]${CLOCK}${ZONE}`, 'gu'),
+  new RegExp(`(?:${DAY},?\\s+)?${MONTH}\\s+\\d{1,2}\\s+${CLOCK}${ZONE}(?:\\s+\\d{4})?`, 'g'),
+  new RegExp(`(?:${DAY},?\\s+)?\\d{1,2}[ /]${MONTH}[ /]\\d{4}[ :]${CLOCK}${ZONE}`, 'g'),
   // Kernel log times `[  123.456789]`, then any clock time `12:03:04`, `[12:03:04.123]`.
-  /\[\s*\d+\.\d{3,}\]/gu,
-  new RegExp(`\\[?\\b\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?\\b${ZONE}\\]?`, 'gu'),
+  /\[\s*\d+\.\d{3,}\]/g,
+  new RegExp(`\\[?\\b\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?\\b${ZONE}\\]?`, 'g'),
 ];
-const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/giu;
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 // 0x-prefixed hex of four digits or more (addresses; `0x1F` is a value worth asking about), and bare runs of 7+ hex digits holding both a digit and a letter (hashes,
 // addresses): an English word has a letter outside a–f, a number has no letter.
-const HEX = /\b0x[0-9a-f]{4,}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/giu;
+const HEX_CANDIDATE = /\b(?:0x[0-9a-f]{4,}|[0-9a-f]{7,})\b/gi;
+const DIGIT = /\d/;
+const HEX_LETTER = /[a-f]/i;
+const isHex = (m: string) => m[1] === 'x' || m[1] === 'X' || (DIGIT.test(m) && HEX_LETTER.test(m));
 // Not a part of a word, version (`1.2.12345`) or decimal; `-` may touch it (`00400000-00401000`).
-const LONG_NUMBER = /(?<![\w.])\d{5,}(?!\w|\.\d)/gu;
+const LONG_NUMBER = /(?<![\w.])\d{5,}(?!\w|\.\d)/g;
 // The pid of a `prog[123]:` line, however short: `sshd[812]: …` → `sshd: …`.
-const PID = /(?<=\w)\[\d+\](?=:)/gu;
+const PID = /(?<=\w)\[\d+\](?=:)/g;
 // `12:` but not a clock time `12:03`.
-const GUTTER = /^\s*(?:\d+\s*[|│┃]|\d+:(?!\d)|\d+\t|[|│┃]\s)/u;
-const GUTTER_ONLY = /^\s*[|│┃]?\s*$/u;
+const GUTTER = /^\s*(?:\d+\s*[|│┃]|\d+:(?!\d)|\d+\t|[|│┃]\s)/;
+const GUTTER_ONLY = /^\s*[|│┃]?\s*$/;
 
 // --- which lines matter ----------------------------------------------------------------------
 
 const ERROR_LINE =
-  /\b(?:error|errors|err|fatal|failed|failure|fail|cannot|can't|could not|couldn't|unable|denied|refused|not found|no such|invalid|unknown|unrecognized|unrecognised|illegal|missing|panic|panicked|exception|traceback|abort(?:ed)?|segmentation fault|core dumped|timed out|timeout|not permitted|usage)\b/iu;
+  /\b(?:error|errors|err|fatal|failed|failure|fail|cannot|can't|could not|couldn't|unable|denied|refused|not found|no such|invalid|unknown|unrecognized|unrecognised|illegal|missing|panic|panicked|exception|traceback|abort(?:ed)?|segmentation fault|core dumped|timed out|timeout|not permitted|usage)\b/i;
 // errno names (ENOENT, ECONNREFUSED), compiler codes (E0425, C2065), exception class names.
-const ERROR_CODE = /\bE[A-Z]{3,}\b|\b[A-Z]\d{3,5}\b|\w(?:Error|Exception)\b/u;
-const WARNING_LINE = /\b(?:warning|warn|deprecated|notice)\b/iu;
+const ERROR_CODE = /\bE[A-Z]{3,}\b|\b[A-Z]\d{3,5}\b|\w(?:Error|Exception)\b/;
+const WARNING_LINE = /\b(?:warning|warn|deprecated|notice)\b/i;
 
 type Priority = 0 | 1 | 2 | 3 | 4;
 
@@ -160,7 +163,7 @@ function drop(text: string, re: RegExp, count: (n: number) => void, by = ' '): s
   return out;
 }
 
-const squash = (s: string) => s.replace(/\s+/gu, ' ').trim();
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 const wordCount = (s: string) => (s ? s.split(' ').length : 0);
 
 /** The line as the terminal showed it: what a carriage return overwrote is gone. */
@@ -177,7 +180,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   let text = drop(selection, ESCAPES, (n) => (dropped.escapes += n), '');
   text = text.replace(OVERSTRIKE, '').replace(OTHER_CONTROLS, (c) => (c === '\r' ? c : ' '));
   const raw = text
-    .split(/\r?\n/u)
+    .split(/\r?\n/)
     .map(lastOverwrite)
     .filter((l) => l.trim() !== '');
 
@@ -207,15 +210,22 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
       dropped.timestamps++;
       line = line.replace(SYSLOG, '');
     }
-    for (const re of TIMESTAMPS) line = drop(line, re, (n) => (dropped.timestamps += n));
-    line = drop(line, UUID, (n) => (dropped.uuids += n));
-    line = drop(line, HEX, (n) => (dropped.hex += n));
-    line = drop(line, PID, (n) => (dropped.numbers += n), '');
-    line = drop(line, LONG_NUMBER, (n) => (dropped.numbers += n));
+    // Every timestamp, hex number, UUID and long number holds a digit: most prose lines skip these.
+    if (DIGIT.test(line)) {
+      for (const re of TIMESTAMPS) line = drop(line, re, (n) => (dropped.timestamps += n));
+      if (line.includes('-')) line = drop(line, UUID, (n) => (dropped.uuids += n));
+      line = line.replace(HEX_CANDIDATE, (m) => {
+        if (!isHex(m)) return m;
+        dropped.hex++;
+        return ' ';
+      });
+      line = drop(line, PID, (n) => (dropped.numbers += n), '');
+      line = drop(line, LONG_NUMBER, (n) => (dropped.numbers += n));
+    }
     // Brackets and separators a removed timestamp or pid leaves behind: `prog[]:`, `[] `, `()`.
-    line = squash(line.replace(/\[ +\]|\( +\)/gu, '').replace(/^[\s:,;|]+/u, ''));
+    line = squash(line.replace(/\[ +\]|\( +\)/g, '').replace(/^[\s:,;|]+/, ''));
     if (!line || !/[\p{L}\p{N}]/u.test(line)) continue;
-    const key = line.toLowerCase().replace(/\d+/gu, '0');
+    const key = line.toLowerCase().replace(/\d+/g, '0');
     if (seen.has(key)) {
       dropped.repeats++;
       continue;
