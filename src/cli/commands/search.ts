@@ -184,8 +184,8 @@ function explainLine(c: Candidate): string {
   const x = c.explain;
   if (!x) return c.lexicalRank === undefined ? 'lexical: not matched' : 'lexical: no explanation';
   const pct = (v: number) => `${Math.round(v * 100)}%`;
-  const shares = Object.entries(x.shares)
-    .map(([field, v]) => `${field} ${pct(v)}`)
+  const shares = (['title', 'headings', 'body', 'proximity'] as const)
+    .map((field) => `${field} ${pct(x.shares[field])}`)
     .join(' ');
   return `matched ${x.matched.length ? x.matched.map(sanitizeLine).join(' ') : '-'}  ·  ${shares}`;
 }
