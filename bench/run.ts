@@ -1,6 +1,6 @@
 // `npm run bench`: every figure is a ratio against an anchor measured in the same run
 // (openssl sha256 of the same bytes, bare tiktoken, the bare model call, a plain copy, exact
-// search, raw hnswlib). Pass names to run a subset: `npm run bench -- scan index`.
+// search, raw hnswlib, splitting a selection into lines). Pass names to run a subset: `npm run bench -- scan index`.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ const SUITES: Record<string, () => Promise<BenchRow[]>> = {
     ...(await (await import('./retrieval-bench.js')).benchRetrieval()),
     ...(await (await import('./service-bench.js')).benchService()),
   ],
+  shape: async () => (await import('./shape-bench.js')).benchShape(),
   tui: async () => (await import('./tui-bench.js')).benchTui(),
   mcp: async () => (await import('./mcp-bench.js')).benchMcp(),
 };

@@ -3,6 +3,7 @@
 
 export { formatSourceRef } from '../ai/citations.js';
 export { formatLocation } from '../retrieve/block.js';
+export { type ShapedQuery, shapeQuery } from '../retrieve/query-shape.js';
 export { formatGroup } from '../scan/formats.js';
 export { isProblem } from '../scan/skip-kinds.js';
 export { formatBytes } from '../scan/units.js';

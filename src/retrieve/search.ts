@@ -8,6 +8,7 @@ import { selectExcerpts } from './bounds.js';
 import type { FusionOptions } from './fuse.js';
 import { defaultFusionFor } from './fusion-defaults.js';
 import { mergeStores, type StoreHits } from './merge.js';
+import { shapeQuery } from './query-shape.js';
 
 // Test search and the retrieval step of AI actions: the query embedded once per embedding model
 // (each store's own), vector (HNSW cosine) and lexical (BM25) rankings over enabled sources only,
@@ -119,8 +120,12 @@ export async function search<S extends SearchableStore>(
   deps: SearchDeps<S>,
 ): Promise<SearchResult> {
   const mode = req.mode ?? 'hybrid';
-  const query = req.query.trim();
-  if (!query) throw createError('INVALID_ARGUMENT', { name: 'query', reason: 'the search query is empty' });
+  const original = req.query.trim();
+  if (!original)
+    throw createError('INVALID_ARGUMENT', { name: 'query', reason: 'the search query is empty' });
+  // Retrieval searches the selection shaped (query-shape.ts); a selection that was only noise
+  // (a lone timestamp, a prompt) is searched as it was rather than not at all.
+  const query = (req.shape !== false && shapeQuery(original).query) || original;
   const timings = { embedMs: 0, searchMs: 0, assembleMs: 0 };
 
   // Stores by id, each once: the result never depends on the order they were listed in.

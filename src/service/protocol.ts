@@ -40,7 +40,8 @@ export interface SearchArgs {
   firstMarker?: number;
   /** How many fused candidates (beyond the bounded excerpts) to return; default 0. */
   candidates?: number;
-  /** false: retrieve with the query as given (default: shaped). Sent only when false. */
+  /** false: search the raw text, not the shaped query. Sent only when false, so a request with
+   * shaping on is one an older service understands. */
   shape?: boolean;
 }
 
@@ -186,6 +187,10 @@ function parseSearchArgs(a: unknown): SearchArgs | string {
       return `args.candidates must be an integer 0..${MAX_CANDIDATES}`;
     out.candidates = a.candidates;
   }
+  if (a.shape !== undefined) {
+    if (typeof a.shape !== 'boolean') return 'args.shape must be true or false';
+    out.shape = a.shape;
+  }
   return out;
 }
 
@@ -239,14 +244,15 @@ function bad(
 // --- results ------------------------------------------------------------------------------
 
 export interface SearchResultWire {
+  /** The query retrieval used (search.ts's shapedQuery); an answer without it is from an older
+   * service, and the client searches in-process instead. */
+  shapedQuery: string;
   block: string;
   excerpts: Obj[];
   candidates?: Obj[];
   timings: { embedMs: number; searchMs: number; assembleMs: number };
   /** The service's store generation this answer was computed on (bumps on every store change). */
   generation: number;
-  /** The query retrieval used (absent from an older service). */
-  shapedQuery?: string;
   /** Stores this search had to leave out, with reason and fix (absent from an older service). */
   failedStores?: StoreFailure[];
   /** One line per store left out: damaged store.json files, then the failed stores. */
@@ -283,6 +289,13 @@ function candidateProblem(c: unknown, excerpt: boolean): string | undefined {
   for (const k of CANDIDATE_NUMBERS) if (typeof c[k] !== 'number') return `${k} is not a number`;
   for (const k of CANDIDATE_OPTIONAL)
     if (c[k] !== undefined && typeof c[k] !== 'number') return `${k} is not a number`;
+  if (c.explain !== undefined) {
+    const x = c.explain;
+    if (!isObj(x) || !Array.isArray(x.matched) || !x.matched.every((m) => typeof m === 'string'))
+      return 'explain.matched is not a list of terms';
+    if (!isObj(x.shares) || !Object.values(x.shares).every((v) => typeof v === 'number'))
+      return 'explain.shares is not a set of numbers';
+  }
   if (excerpt) {
     if (typeof c.marker !== 'string' || !/^R\d+$/.test(c.marker)) return 'marker is not R<n>';
     if (typeof c.rank !== 'number' || typeof c.originalTokens !== 'number') return 'rank is not a number';
@@ -294,6 +307,7 @@ function candidateProblem(c: unknown, excerpt: boolean): string | undefined {
 /** Checks a search result from the wire; returns it typed, or why it is unusable. */
 export function checkSearchResult(r: unknown): SearchResultWire | string {
   if (!isObj(r)) return 'result is not an object';
+  if (typeof r.shapedQuery !== 'string') return 'result.shapedQuery is not a string';
   if (typeof r.block !== 'string') return 'result.block is not a string';
   if (!Array.isArray(r.excerpts) || r.excerpts.length > 1000) return 'result.excerpts is not a list';
   for (const [i, e] of r.excerpts.entries()) {
@@ -312,7 +326,6 @@ export function checkSearchResult(r: unknown): SearchResultWire | string {
     return 'result.timings';
   }
   if (!isInt(r.generation, 0, Number.MAX_SAFE_INTEGER)) return 'result.generation';
-  if (r.shapedQuery !== undefined && typeof r.shapedQuery !== 'string') return 'result.shapedQuery';
   if (
     r.failedStores !== undefined &&
     (!Array.isArray(r.failedStores) ||

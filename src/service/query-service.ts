@@ -102,8 +102,8 @@ export function createQueryHandler(opts: HandlerOptions): QueryHandler {
           deps,
         );
         return {
-          block: res.block,
           shapedQuery: res.shapedQuery,
+          block: res.block,
           failedStores: res.failedStores,
           excerpts: res.excerpts as unknown as Record<string, unknown>[],
           ...(args.candidates

@@ -164,7 +164,15 @@ export interface SearchDialog {
   focus: 'query' | 'results';
   mode: SearchMode;
   busy?: string;
-  result?: { excerpts: Excerpt[]; block: string; ms: number; query: string; mode: SearchMode };
+  result?: {
+    excerpts: Excerpt[];
+    block: string;
+    ms: number;
+    query: string;
+    /** What retrieval searched: the query shaped as a terminal selection is. */
+    shapedQuery: string;
+    mode: SearchMode;
+  };
   error?: string;
   selected: number;
   scroll: number;

@@ -37,6 +37,7 @@ test('a valid search request round-trips through encodeFrame and parseRequest', 
       contextWindow: 8192,
       firstMarker: 3,
       candidates: 10,
+      shape: false,
     },
   };
   const line = encodeFrame(req);
@@ -89,6 +90,10 @@ test('malformed requests are refused with a reason, keeping the id when there is
     /candidates/,
   );
   t.regex(
+    refused('{"v":1,"id":"x","op":"search","args":{"query":"a","shape":"no"}}').reason,
+    /args\.shape must be true or false/,
+  );
+  t.regex(
     refused('{"v":1,"id":"x","op":"search","args":{"query":"a","firstMarker":0}}').reason,
     /firstMarker/,
   );
@@ -139,6 +144,7 @@ test('search results are checked field by field', (t) => {
     originalTokens: 3,
   };
   const good = {
+    shapedQuery: 'q',
     block: 'b',
     excerpts: [excerpt],
     timings: { embedMs: 1, searchMs: 1, assembleMs: 1 },
@@ -152,6 +158,26 @@ test('search results are checked field by field', (t) => {
   t.regex(checkSearchResult({ ...good, candidates: [{}] }) as string, /candidates\[0\]/);
   t.regex(checkSearchResult({ ...good, generation: -1 }) as string, /generation/);
   t.regex(checkSearchResult({ ...good, timings: {} }) as string, /timings/);
+  // An older service's answer carries no shaped query: the client searches in-process instead.
+  const { shapedQuery: _q, ...older } = good;
+  t.regex(checkSearchResult(older) as string, /shapedQuery/);
+  const explain = { matched: ['tar', 'open'], shares: { title: 0.5, headings: 0, body: 0.5, proximity: 0 } };
+  const explained = { ...good, excerpts: [{ ...excerpt, explain }] };
+  t.is(checkSearchResult(explained) as unknown, explained);
+  t.regex(
+    checkSearchResult({
+      ...good,
+      excerpts: [{ ...excerpt, explain: { ...explain, matched: [1] } }],
+    }) as string,
+    /explain\.matched/,
+  );
+  t.regex(
+    checkSearchResult({
+      ...good,
+      excerpts: [{ ...excerpt, explain: { ...explain, shares: { body: '1' } } }],
+    }) as string,
+    /explain\.shares/,
+  );
 });
 
 test('the line splitter frames any chunking, and drops an over-long line without buffering it', (t) => {

@@ -107,3 +107,22 @@ test('Runs view lists recent AI actions with their excerpts and flags stale cita
     await tui.quit();
   }
 });
+
+test('Test search shows the shaped query it searched: a pasted prompt, timestamp and address are gone', async (t) => {
+  const { home } = await homeWithStore({
+    'apples.md': prose('apples', 30, 1),
+    'bikes.txt': prose('bikes', 30, 2),
+  });
+  const tui = await startTui({ home });
+  try {
+    await tui.press('stores.testSearch');
+    await tui.type('user@host:~/src$ grep apples 2026-12-04T05:20:56Z at 0x7ffd1234abcd');
+    await tui.press('search.run');
+    const s = await tui.waitFor('[R1]');
+    t.regex(s, /Searched: grep apples at\s/);
+    t.false(/Searched: .*(user@host|2026|7ffd)/.test(s), s);
+    t.regex(s, /\[R1\] .*apples\.md:1-30/);
+  } finally {
+    await tui.quit();
+  }
+});

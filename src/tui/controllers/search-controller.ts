@@ -49,7 +49,14 @@ async function run(ctx: Ctx, d: SearchDialog) {
   try {
     const res = await ctx.track(() => ctx.services.search(store, query, d.mode));
     searchedOnce = true;
-    d.result = { excerpts: res.excerpts, block: res.block, ms: performance.now() - t0, query, mode: d.mode };
+    d.result = {
+      excerpts: res.excerpts,
+      block: res.block,
+      ms: performance.now() - t0,
+      query,
+      shapedQuery: res.shapedQuery,
+      mode: d.mode,
+    };
     d.selected = 0;
     d.scroll = 0;
     if (res.excerpts.length > 0) d.focus = 'results';

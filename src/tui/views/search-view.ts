@@ -4,13 +4,13 @@ import { clampCursor } from '../line-editor.js';
 import type { SearchDialog } from '../state.js';
 import { type Frame, type Line, seg } from '../styled.js';
 import { scrollOffset } from '../table.js';
-import { strWidth, truncateLeft, wrapPreformatted } from '../text.js';
+import { sanitize, strWidth, truncate, truncateLeft, wrapPreformatted } from '../text.js';
 import { inputSegs, wrapped } from './common.js';
 import { dialogBox, dialogWidth, keyFooter } from './dialog-view.js';
 import type { ViewContext } from './view-context.js';
 
-// Test search: the query, the ranked excerpts ([R1]…) with path, lines or pages and scores, and
-// the exact bounded block a model would receive.
+// Test search: the query and the shaped query retrieval searched, the ranked excerpts ([R1]…) with
+// path, lines or pages and scores, and the exact bounded block a model would receive.
 
 export function excerptLocation(e: Pick<Excerpt, 'lineStart' | 'lineEnd' | 'pageStart' | 'pageEnd'>): string {
   if (e.pageStart) return ` p.${e.pageStart}${e.pageEnd && e.pageEnd !== e.pageStart ? `-${e.pageEnd}` : ''}`;
@@ -54,6 +54,9 @@ export function searchView(d: SearchDialog, v: ViewContext): Frame {
         ),
       ],
     });
+    // One line: the shaped query's lines joined, as a selection pasted into the query would be.
+    const shaped = sanitize(d.result.shapedQuery.split('\n').join(' ⏎ '));
+    body.push({ segs: [seg(' Searched: ', 'key'), seg(truncate(shaped, Math.max(8, w - 12)), 'dimmed')] });
   } else
     body.push(
       ...wrapped(

@@ -1,0 +1,283 @@
+// Selection → query: what a user selects in a terminal is made into a search query before
+// retrieval. Pure. Only retrieval uses the result; the model still sees the selection as it was.
+//
+// Dropped, because they match nothing in documentation or match everything:
+//   - escape sequences (CSI colours, OSC titles and hyperlinks, other ESC pairs), backspace
+//     overstrike and the text a carriage return overwrote;
+//   - shell and REPL prompts (`$ `, `# `, `user@host:~$ `, `[user@host dir]$ `, `➜  dir git:(main) ✗ `,
+//     `❯ `, fish's `user@host ~/dir> `, `>>> `, `... `, `In [3]: `, `PS C:\dir> `, `irb(main):001:0> `);
+//     the line after a prompt is remembered as the command line;
+//   - timestamps (ISO 8601, syslog and ctime dates, clock times, `[  12.345678]` kernel times) and
+//     the host name a syslog line carries;
+//   - hex addresses and hashes, UUIDs, numbers of five or more digits (pids, sizes, ports, counters)
+//     and the pid of a `prog[123]:` line;
+//   - line-number gutters (`  12 | `, `12:`, `cat -n`'s `    12<TAB>`) and bare `|` gutter lines;
+//   - repeated lines (compared with their digits ignored, so `retry 1/5`…`retry 5/5` count once).
+// Kept: the program name of `prog: message` lines (`tar: Cannot open: …` → `tar`), flags and paths
+// (the lexical tokenizer splits them itself), short numbers (`HTTP 502`, `exit 128`).
+//
+// A long selection keeps its most informative lines within QUERY_WORD_BUDGET words: command lines,
+// then error, fatal and failure lines, then warnings, then the first and last lines of the
+// selection (a trace's headline and its innermost or final line), then the rest in order. Lines are
+// kept in the order they were selected.
+
+/**
+ * Words a shaped query keeps. An error line with its command is 10–30 words; 64 leaves room for a
+ * few of each while keeping a 500-line scrollback from turning into a bag of every word in it: each
+ * extra line adds terms that match unrelated documents and dilutes the ones that matter, and the
+ * lexical search costs a posting-list walk per distinct term.
+ */
+export const QUERY_WORD_BUDGET = 64;
+
+/** What shaping removed, by kind (counts of occurrences; `repeats` and `budget` count lines). */
+export interface ShapeDropped {
+  escapes: number;
+  prompts: number;
+  timestamps: number;
+  hex: number;
+  uuids: number;
+  numbers: number;
+  gutters: number;
+  repeats: number;
+  /** Lines left out to keep the query within the word budget. */
+  budget: number;
+}
+
+export interface ShapedQuery {
+  /** The query retrieval uses ('' when the selection was only noise). */
+  query: string;
+  /** Non-blank lines of the selection, and how many of them the query keeps. */
+  lines: number;
+  keptLines: number;
+  /** Words of the shaped query (never more than the budget). */
+  words: number;
+  /** Command lines found after a prompt (prompt removed). */
+  commands: string[];
+  dropped: ShapeDropped;
+}
+
+// --- escapes -------------------------------------------------------------------------------
+
+// OSC (…BEL or …ST), DCS/SOS/PM/APC strings, CSI (7- and 8-bit), then any other ESC pair.
+const ESCAPES =
+  /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]/g;
+const OVERSTRIKE = /[^\n]\x08/g;
+const OTHER_CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+// --- prompts -------------------------------------------------------------------------------
+
+const PROMPTS: readonly RegExp[] = [
+  // A Python virtualenv or conda prefix before any prompt: `(venv) `.
+  // user@host:path$ (bash, Debian), [user@host path]$ (RHEL), user@host path % (zsh), fish's `>`.
+  /^(?:\([\w.-]+\) )?\[?[\w.-]+@[\w.-]+(?::|\s+)[^\s$#%>]*\]?\s?[$#%>] ?/,
+  // Oh My Zsh (robbyrussell): `➜  dir git:(main) ✗ `.
+  /^➜\s+\S+(?:\s+git:\([^)]*\))?(?:\s+✗)?\s+/,
+  // Starship, pure, lambda and arrow prompts.
+  /^[❯λ→»](?:\s+|$)/,
+  // PowerShell and cmd.exe: `PS C:\dir> `, `C:\dir> `.
+  /^(?:PS )?[A-Za-z]:\\[^>]*> ?/,
+  // Python, IPython, irb, pry, node and database shells.
+  /^(?:>>>|\.\.\.)(?: |$)/,
+  /^(?:In|Out) ?\[\d+\]: ?/,
+  /^(?:irb|pry)\([^)]*\)(?::\d+)*[>*] ?/,
+  /^(?:mysql|sqlite|postgres|psql|mongo|redis[\w.:-]*|gdb|\(gdb\)|\(Pdb\)|ftp|sftp)[=#>-]*> ?/,
+  // A bare sigil: `$ `, `# `, `% `, `> ` (a lone `#` heading or `>` quote loses only punctuation).
+  /^(?:\([\w.-]+\) )?[$#%>] /,
+];
+
+// --- noise inside a line ---------------------------------------------------------------------
+
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const CLOCK = '\\d{1,2}:\\d{2}(?::\\d{2})?(?:[.,]\\d+)?';
+const ZONE = '(?:\\s?(?:Z|[+-]\\d{2}:?\\d{2}|UTC|GMT|[A-Z]{2,4}T))?';
+// syslog/journal: `Mar  4 12:03:04 host prog[123]: msg` → `prog[123]: msg` (host name dropped too).
+const SYSLOG = new RegExp(
+  `^(?:${DAY},? )?${MONTH}\\s+\\d{1,2}\\s+${CLOCK}${ZONE}\\s+[\\w.-]+\\s+(?=\\S+:)`,
+  '',
+);
+const TIMESTAMPS: readonly RegExp[] = [
+  // ISO 8601 and its log variants: 2026-12-04T05:20:56.123Z, 2026/12/04 05:20:56,123 +0100.
+  new RegExp(`\\[?\\d{4}[-/]\\d{2}[-/]\\d{2}(?:[T ]${CLOCK})?${ZONE}\\]?`, 'g'),
+  // ctime and HTTP dates: Fri Dec  4 05:20:56 UTC 2026, Fri, 04 Dec 2026 05:20:56 GMT, 04/Dec/2026:05:20:56 +0000.
+  new RegExp(`(?:${DAY},?\\s+)?${MONTH}\\s+\\d{1,2}\\s+${CLOCK}${ZONE}(?:\\s+\\d{4})?`, 'g'),
+  new RegExp(`(?:${DAY},?\\s+)?\\d{1,2}[ /]${MONTH}[ /]\\d{4}[ :]${CLOCK}${ZONE}`, 'g'),
+  // Kernel log times `[  123.456789]`, then any clock time `12:03:04`, `[12:03:04.123]`.
+  /\[\s*\d+\.\d{3,}\]/g,
+  new RegExp(`\\[?\\b\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?\\b${ZONE}\\]?`, 'g'),
+];
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+// 0x-prefixed hex of four digits or more (addresses; `0x1F` is a value worth asking about), and bare runs of 7+ hex digits holding both a digit and a letter (hashes,
+// addresses): an English word has a letter outside a–f, a number has no letter.
+const HEX_CANDIDATE = /\b(?:0x[0-9a-f]{4,}|[0-9a-f]{7,})\b/gi;
+const DIGIT = /\d/;
+const HEX_LETTER = /[a-f]/i;
+const isHex = (m: string) => m[1] === 'x' || m[1] === 'X' || (DIGIT.test(m) && HEX_LETTER.test(m));
+// Not a part of a word, version (`1.2.12345`) or decimal; `-` may touch it (`00400000-00401000`).
+const LONG_NUMBER = /(?<![\w.])\d{5,}(?!\w|\.\d)/g;
+// The pid of a `prog[123]:` line, however short: `sshd[812]: …` → `sshd: …`.
+const PID = /(?<=\w)\[\d+\](?=:)/g;
+// `12:` but not a clock time `12:03`.
+const GUTTER = /^\s*(?:\d+\s*[|│┃]|\d+:(?!\d)|\d+\t|[|│┃]\s)/;
+const GUTTER_ONLY = /^\s*[|│┃]?\s*$/;
+
+// --- which lines matter ----------------------------------------------------------------------
+
+const ERROR_LINE =
+  /\b(?:error|errors|err|fatal|failed|failure|fail|cannot|can't|could not|couldn't|unable|denied|refused|not found|no such|invalid|unknown|unrecognized|unrecognised|illegal|missing|panic|panicked|exception|traceback|abort(?:ed)?|segmentation fault|core dumped|timed out|timeout|not permitted|usage)\b/i;
+// errno names (ENOENT, ECONNREFUSED), compiler codes (E0425, C2065), exception class names.
+const ERROR_CODE = /\bE[A-Z]{3,}\b|\b[A-Z]\d{3,5}\b|\w(?:Error|Exception)\b/;
+const WARNING_LINE = /\b(?:warning|warn|deprecated|notice)\b/i;
+
+type Priority = 0 | 1 | 2 | 3 | 4;
+
+interface Line {
+  text: string;
+  words: number;
+  priority: Priority;
+  index: number;
+}
+
+function emptyDropped(): ShapeDropped {
+  return {
+    escapes: 0,
+    prompts: 0,
+    timestamps: 0,
+    hex: 0,
+    uuids: 0,
+    numbers: 0,
+    gutters: 0,
+    repeats: 0,
+    budget: 0,
+  };
+}
+
+/** Replaces every match of `re` with `by` (a space: words either side stay apart) and counts them. */
+function drop(text: string, re: RegExp, count: (n: number) => void, by = ' '): string {
+  let n = 0;
+  const out = text.replace(re, () => {
+    n++;
+    return by;
+  });
+  if (n) count(n);
+  return out;
+}
+
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+const wordCount = (s: string) => (s ? s.split(' ').length : 0);
+
+/** The line as the terminal showed it: what a carriage return overwrote is gone. */
+function lastOverwrite(line: string): string {
+  const cr = line.lastIndexOf('\r');
+  return cr === -1 ? line : line.slice(cr + 1);
+}
+
+/** Shapes a terminal selection into the query retrieval uses. */
+export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): ShapedQuery {
+  const dropped = emptyDropped();
+  const commands: string[] = [];
+  // An escape sits inside a word (`\x1b[1mfatal\x1b[0m:`): it goes without a trace.
+  let text = drop(selection, ESCAPES, (n) => (dropped.escapes += n), '');
+  text = text.replace(OVERSTRIKE, '').replace(OTHER_CONTROLS, (c) => (c === '\r' ? c : ' '));
+  const raw = text
+    .split(/\r?\n/)
+    .map(lastOverwrite)
+    .filter((l) => l.trim() !== '');
+
+  const seen = new Set<string>();
+  const kept: Line[] = [];
+  for (const [index, original] of raw.entries()) {
+    let line = original;
+    if (GUTTER.test(line)) {
+      dropped.gutters++;
+      line = line.replace(GUTTER, ' ');
+    } else if (GUTTER_ONLY.test(line)) {
+      dropped.gutters++;
+      continue;
+    }
+    let command = false;
+    const trimmed = line.trimStart();
+    for (const p of PROMPTS) {
+      const m = p.exec(trimmed);
+      if (m) {
+        dropped.prompts++;
+        line = trimmed.slice(m[0].length);
+        command = line.trim() !== '';
+        break;
+      }
+    }
+    if (SYSLOG.test(line)) {
+      dropped.timestamps++;
+      line = line.replace(SYSLOG, '');
+    }
+    // Every timestamp, hex number, UUID and long number holds a digit: most prose lines skip these.
+    if (DIGIT.test(line)) {
+      for (const re of TIMESTAMPS) line = drop(line, re, (n) => (dropped.timestamps += n));
+      if (line.includes('-')) line = drop(line, UUID, (n) => (dropped.uuids += n));
+      line = line.replace(HEX_CANDIDATE, (m) => {
+        if (!isHex(m)) return m;
+        dropped.hex++;
+        return ' ';
+      });
+      line = drop(line, PID, (n) => (dropped.numbers += n), '');
+      line = drop(line, LONG_NUMBER, (n) => (dropped.numbers += n));
+    }
+    // Brackets and separators a removed timestamp or pid leaves behind: `prog[]:`, `[] `, `()`.
+    line = squash(line.replace(/\[ +\]|\( +\)/g, '').replace(/^[\s:,;|]+/, ''));
+    if (!line || !/[\p{L}\p{N}]/u.test(line)) continue;
+    const key = line.toLowerCase().replace(/\d+/g, '0');
+    if (seen.has(key)) {
+      dropped.repeats++;
+      continue;
+    }
+    seen.add(key);
+    if (command) commands.push(line);
+    kept.push({ text: line, words: wordCount(line), priority: command ? 4 : rank(line), index });
+  }
+
+  const chosen = withinBudget(kept, budget, dropped);
+  const query = chosen.map((l) => l.text).join('\n');
+  return {
+    query,
+    lines: raw.length,
+    keptLines: chosen.length,
+    words: wordCount(squash(query)),
+    commands,
+    dropped,
+  };
+}
+
+function rank(line: string): Priority {
+  if (ERROR_LINE.test(line) || ERROR_CODE.test(line)) return 3;
+  if (WARNING_LINE.test(line)) return 2;
+  return 0;
+}
+
+/** The most informative lines that fit `budget` words, in their original order. */
+function withinBudget(lines: Line[], budget: number, dropped: ShapeDropped): Line[] {
+  const total = lines.reduce((n, l) => n + l.words, 0);
+  if (total <= budget) return lines;
+  // The first and last lines frame a trace (its headline, its innermost or final line).
+  const order = lines
+    .map((l, i) => ({
+      l,
+      p: i === 0 || i === lines.length - 1 ? Math.max(l.priority, 1) : l.priority,
+    }))
+    .sort((a, b) => b.p - a.p || a.l.index - b.l.index);
+  const chosen: Line[] = [];
+  let left = budget;
+  for (const { l } of order) {
+    if (left <= 0) break;
+    if (l.words <= left) {
+      chosen.push(l);
+      left -= l.words;
+    } else if (chosen.length === 0 || l.priority >= 3) {
+      // A line too long for what is left keeps its first words (its program name and message).
+      const text = l.text.split(' ').slice(0, left).join(' ');
+      chosen.push({ ...l, text, words: left });
+      left = 0;
+    }
+  }
+  dropped.budget += lines.length - chosen.length;
+  return chosen.sort((a, b) => a.index - b.index);
+}

@@ -1,0 +1,307 @@
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { QUERY_WORD_BUDGET, shapeQuery } from '../../src/retrieve/query-shape.js';
+
+// Selection → query on what real programs print: each case runs the program and shapes its real
+// output (with a prompt line in front where a user would have selected one).
+
+const dirs: string[] = [];
+test.after.always(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+async function scratch(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'kortty-shape-'));
+  dirs.push(d);
+  return d;
+}
+
+/** Runs a program (no shell) and returns what it printed, stdout then stderr, as a terminal shows it. */
+function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
+  const r = spawnSync(cmd, args, {
+    encoding: 'utf8',
+    cwd: opts.cwd,
+    env: { ...process.env, LC_ALL: 'C', ...opts.env },
+  });
+  if (r.error) throw r.error;
+  return `${r.stdout}${r.stderr}`.replace(/\n+$/u, '');
+}
+
+const lines = (s: string) => s.split('\n');
+
+test('a question in plain English comes out unchanged', (t) => {
+  for (const q of [
+    'how do I extract a tar archive?',
+    'What does rsync --delete do when the destination has extra files?',
+    'Why would git say "not a git repository" in my home directory',
+    'difference between hard links and symbolic links',
+    'How to convert 0x1F to decimal in bash',
+  ]) {
+    const s = shapeQuery(q);
+    t.is(s.query, q);
+    t.deepEqual(s.commands, []);
+    t.true(
+      Object.values(s.dropped).every((n) => n === 0),
+      q,
+    );
+  }
+  // Several lines stay several lines; only their blank lines and extra spaces go.
+  t.is(
+    shapeQuery('  what is a dangling   symlink?\n\nand how do I find them?  ').query,
+    'what is a dangling symlink?\nand how do I find them?',
+  );
+});
+
+test('ls on a missing path: the prompt goes, the command and the real error line stay', (t) => {
+  const err = run('ls', ['/nonexistent-kortty']);
+  t.regex(err, /^ls: .*nonexistent-kortty/);
+  for (const prompt of [
+    'user@host:~$ ',
+    '[user@host ~]$ ',
+    'user@host ~ % ',
+    '➜  ~ ',
+    '$ ',
+    '(venv) user@host:~/src$ ',
+  ]) {
+    const s = shapeQuery(`${prompt}ls /nonexistent-kortty\n${err}`);
+    t.is(s.query, `ls /nonexistent-kortty\n${err}`, prompt);
+    t.deepEqual(s.commands, ['ls /nonexistent-kortty']);
+    t.is(s.dropped.prompts, 1);
+  }
+  // The program name leads the query: `prog: message` is kept whole.
+  t.true(shapeQuery(err).query.startsWith('ls: '));
+});
+
+test('git outside a repository and tar on a malformed archive keep their real messages and program names', async (t) => {
+  const dir = await scratch();
+  const git = run('git', ['status'], { cwd: dir, env: { GIT_CEILING_DIRECTORIES: dir } });
+  t.regex(git, /not a git repository/);
+  t.is(shapeQuery(`user@host:${dir}$ git status\n${git}`).query, `git status\n${git}`);
+
+  const bad = join(dir, 'broken.tar');
+  await writeFile(bad, 'this is not a tar archive\n'.repeat(40));
+  const tar = run('tar', ['-tf', bad]);
+  t.regex(tar, /^tar: /m);
+  const s = shapeQuery(`$ tar -tf ${bad}\n${tar}`);
+  t.deepEqual(lines(s.query), [`tar -tf ${bad}`, ...lines(tar)]);
+  for (const l of lines(s.query).slice(1)) t.true(l.startsWith('tar: '), l);
+});
+
+test('ANSI colours from grep and git are dropped, the text between them kept', async (t) => {
+  const dir = await scratch();
+  await writeFile(join(dir, 'log.txt'), 'ok\nerror: disk quota exceeded\nok\n');
+  const coloured = run('grep', ['--color=always', 'error', join(dir, 'log.txt')]);
+  t.true(coloured.includes('\x1b['), 'grep really coloured its output');
+  const s = shapeQuery(coloured);
+  t.is(s.query, 'error: disk quota exceeded');
+  t.true(s.dropped.escapes >= 2);
+
+  run('git', ['init', '-q', dir]);
+  const status = run('git', ['-c', 'color.status=always', 'status', '--short'], { cwd: dir });
+  t.true(status.includes('\x1b['), status);
+  t.is(shapeQuery(status).query, '?? log.txt');
+  // OSC hyperlinks and titles go too; the linked text stays.
+  t.is(
+    shapeQuery('\x1b]0;title\x07see \x1b]8;;file:///etc/hosts\x1b\\/etc/hosts\x1b]8;;\x1b\\ for names').query,
+    'see /etc/hosts for names',
+  );
+});
+
+test('timestamps in the formats date, syslog and loggers print are dropped', (t) => {
+  const iso = run('date', ['--iso-8601=ns']);
+  const rfc = run('date', ['-R']);
+  const ctime = run('date', ['+%a %b %e %H:%M:%S %Z %Y']);
+  const syslog = run('date', ['+%b %e %H:%M:%S']);
+  const clock = run('date', ['+[%H:%M:%S]']);
+  const s = shapeQuery(
+    [
+      `${iso} ERROR worker stopped`,
+      `${syslog} build-host sshd[${process.pid}]: Failed password for root`,
+      `${clock} WARN disk almost full`,
+      `backup finished at ${ctime}`,
+      `Date: ${rfc}`,
+      '[  12.345678] usb 1-1: device descriptor read/64, error -71',
+    ].join('\n'),
+  );
+  t.deepEqual(lines(s.query), [
+    'ERROR worker stopped',
+    'sshd: Failed password for root',
+    'WARN disk almost full',
+    'backup finished at',
+    'Date:',
+    'usb 1-1: device descriptor read/64, error -71',
+  ]);
+  t.is(s.dropped.timestamps, 6);
+  // The syslog host name goes with its timestamp; a pid of five or more digits is a long number.
+  t.false(s.query.includes('build-host'));
+});
+
+test('hex addresses, hashes, UUIDs and long numbers are dropped; paths, flags and short numbers stay', async (t) => {
+  const maps = (await readFile('/proc/self/maps', 'utf8')).split('\n').find((l) => l.includes('/'))!;
+  const s = shapeQuery(maps);
+  const path = maps.slice(maps.indexOf('/'));
+  t.true(s.query.endsWith(path), s.query);
+  t.false(/[0-9a-f]{8}/.test(s.query.replace(path, '')), s.query);
+  // Addresses with a letter are hex; all-digit offsets, devices' inodes are long numbers.
+  t.true(s.dropped.hex + s.dropped.numbers >= 3, JSON.stringify(s.dropped));
+
+  const uuid = (await readFile('/proc/sys/kernel/random/uuid', 'utf8')).trim();
+  const u = shapeQuery(`mount: /dev/disk/by-uuid/${uuid}: can't find in /etc/fstab`);
+  t.is(u.query, "mount: /dev/disk/by-uuid/ : can't find in /etc/fstab");
+  t.is(u.dropped.uuids, 1);
+
+  const dir = await scratch();
+  run('git', ['init', '-q', dir]);
+  run('git', ['-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-q', '--allow-empty', '-m', 'first'], {
+    cwd: dir,
+  });
+  const head = run('git', ['rev-parse', 'HEAD'], { cwd: dir });
+  const g = shapeQuery(`error: pathspec 'x' did not match; HEAD is ${head} (${head.slice(0, 7)})`);
+  t.is(g.query, "error: pathspec 'x' did not match; HEAD is");
+  // The short hash is all digits one time in 27: then it is a long number.
+  t.is(g.dropped.hex + g.dropped.numbers, 2);
+
+  const n = shapeQuery(
+    'Out of memory: Killed process 123456 (node) total-vm:10485760kB\ncurl: (22) The requested URL returned error: 502 after 3 retries; rsync -avz --delete src/ host:dst/',
+  );
+  t.deepEqual(lines(n.query), [
+    'Out of memory: Killed process (node) total-vm:10485760kB',
+    'curl: (22) The requested URL returned error: 502 after 3 retries; rsync -avz --delete src/ host:dst/',
+  ]);
+  t.is(n.dropped.numbers, 1);
+});
+
+test('line-number gutters from grep -n, cat -n and compilers are dropped', async (t) => {
+  const dir = await scratch();
+  const file = join(dir, 'main.c');
+  await writeFile(file, 'int main(void) {\n  retrun 0;\n}\n');
+  const grep = run('grep', ['-n', 'retrun', file]);
+  t.is(grep, '2:  retrun 0;');
+  t.is(shapeQuery(grep).query, 'retrun 0;');
+  const cat = run('cat', ['-n', file]);
+  // A line of punctuation alone (`}`) matches nothing: it goes too.
+  t.is(shapeQuery(cat).query, 'int main(void) {\nretrun 0;');
+  t.is(shapeQuery(cat).dropped.gutters, 3);
+  const rustc = [
+    'error[E0425]: cannot find function `foo` in this scope',
+    ' --> src/main.rs:2:5',
+    '  |',
+    '2 |     foo();',
+    '  |     ^^^ not found in this scope',
+  ].join('\n');
+  t.deepEqual(lines(shapeQuery(rustc).query), [
+    'error[E0425]: cannot find function `foo` in this scope',
+    '--> src/main.rs:2:5',
+    'foo();',
+    '^^^ not found in this scope',
+  ]);
+});
+
+test('REPL prompts and a real Python traceback', (t) => {
+  const py = run('python3', ['-c', 'import kortty_no_such_module']);
+  t.regex(py, /ModuleNotFoundError/);
+  const s = shapeQuery(`>>> import kortty_no_such_module\n${py}`);
+  t.deepEqual(s.commands, ['import kortty_no_such_module']);
+  t.is(lines(s.query)[0], 'import kortty_no_such_module');
+  t.is(lines(s.query).at(-1), "ModuleNotFoundError: No module named 'kortty_no_such_module'");
+  for (const [sel, q] of <[string, string][]>[
+    ['In [3]: df.groupby("a")', 'df.groupby("a")'],
+    ['PS C:\\Users\\me> Get-ChildItem -Recurse', 'Get-ChildItem -Recurse'],
+    ['irb(main):001:0> require "json"', 'require "json"'],
+    ['mysql> SELECT 1;', 'SELECT 1;'],
+    ['➜  kortty git:(main) ✗ git push --force', 'git push --force'],
+    ['❯ cargo build', 'cargo build'],
+    ['user@host ~/src> make', 'make'],
+  ]) {
+    t.is(shapeQuery(sel).query, q, sel);
+  }
+});
+
+test('repeated lines count once, also when only their numbers differ', (t) => {
+  const out = run('sh', [
+    '-c',
+    'for i in 1 2 3 4 5; do echo "attempt $i/5: connect to 127.0.0.1 port 9 failed: Connection refused"; done',
+  ]);
+  t.is(lines(out).length, 5);
+  const s = shapeQuery(out);
+  t.is(s.query, 'attempt 1/5: connect to 127.0.0.1 port 9 failed: Connection refused');
+  t.is(s.dropped.repeats, 4);
+});
+
+/** Function names without digits, so every frame of the trace is a different line. */
+function name(i: number): string {
+  let s = '';
+  for (let n = i; ; n = Math.floor(n / 26) - 1) {
+    s = String.fromCharCode(97 + (n % 26)) + s;
+    if (n < 26) break;
+  }
+  return `step_${s}`;
+}
+
+test('a real 500-frame stack trace is bounded to the word budget and keeps its headline and end', async (t) => {
+  const dir = await scratch();
+  const frames = 520;
+  const src = [
+    'Error.stackTraceLimit = Infinity;',
+    ...Array.from({ length: frames }, (_, i) =>
+      i === frames - 1
+        ? `function ${name(i)}() { throw new TypeError('config.port is undefined'); }`
+        : `function ${name(i)}() { ${name(i + 1)}(); }`,
+    ),
+    `${name(0)}();`,
+  ].join('\n');
+  await writeFile(join(dir, 'deep.js'), src);
+  const trace = run('node', [join(dir, 'deep.js')]);
+  const traceLines = lines(trace);
+  t.true(traceLines.length > 500, `${traceLines.length} lines`);
+  const s = shapeQuery(`$ node deep.js\n${trace}`);
+  t.true(s.words <= QUERY_WORD_BUDGET, `${s.words} words`);
+  t.true(s.query.split(/\s+/u).length <= QUERY_WORD_BUDGET);
+  const q = lines(s.query);
+  t.is(q[0], 'node deep.js', 'the command line comes first');
+  t.true(q.includes('TypeError: config.port is undefined'), s.query);
+  t.is(q.at(-1), traceLines.at(-1), 'the last line of the selection');
+  t.true(s.dropped.budget > 450);
+  t.is(s.keptLines, q.length);
+  // Kept lines stay in the order they were selected.
+  const at = q.map((l) => traceLines.findIndex((x) => x.trim() === l));
+  t.deepEqual(
+    at.slice(1),
+    [...at.slice(1)].sort((a, b) => a - b),
+  );
+});
+
+test('a long scrollback keeps its command and error lines within the budget', async (t) => {
+  const dir = await scratch();
+  const tree = join(dir, 'tree');
+  await mkdir(tree);
+  for (let i = 0; i < 300; i++) await writeFile(join(tree, `file-${name(i)}.txt`), 'x');
+  const out = run('sh', ['-c', `cd ${dir} && tar -cvf out.tar tree missing-dir 2>&1`]);
+  t.true(lines(out).length > 300);
+  const s = shapeQuery(`user@host:~$ tar -cvf out.tar tree missing-dir\n${out}`);
+  t.true(s.words <= QUERY_WORD_BUDGET);
+  const q = lines(s.query);
+  t.is(q[0], 'tar -cvf out.tar tree missing-dir');
+  t.true(
+    q.some((l) => /^tar: missing-dir: Cannot stat: No such file or directory/.test(l)),
+    s.query,
+  );
+  t.true(
+    q.some((l) => /^tar: Exiting with failure status/.test(l)),
+    s.query,
+  );
+});
+
+test('a selection of only noise shapes to an empty query; 10,000 lines keep their error line', (t) => {
+  const noise = shapeQuery(`${run('date', [])}\n$ \n  12 | \n0x7ffd1234abcd`);
+  t.is(noise.query, '');
+  t.is(noise.keptLines, 0);
+  t.is(noise.words, 0);
+  const big = Array.from({ length: 10_000 }, (_, i) => `${name(i)} copied ok`).join('\n');
+  const s = shapeQuery(`${big}\nfatal: disk full`);
+  t.is(s.lines, 10_001);
+  t.true(s.query.includes('fatal: disk full'));
+  t.true(s.words <= QUERY_WORD_BUDGET);
+});
