@@ -1,4 +1,5 @@
-import { forEachTerm } from './tokenize.js';
+import { stemWord } from './stem.js';
+import { STOP_WORDS } from './tokenize.js';
 
 // Term proximity after Büttcher, Clarke & Lushman (2006), "Term proximity scoring for ad-hoc
 // retrieval on very large text collections" (pure). Walking the body's occurrences of the query's
@@ -7,6 +8,12 @@ import { forEachTerm } from './tokenize.js';
 //   bonus = Σ_t min(1, idf_t) × (k1 + 1) × acc_t / (acc_t + K),   K = k1 × (1 − b + b × len / avglen)
 // so a phrase (d = 1) of rare terms earns most, far-apart terms almost nothing, and one term
 // alone nothing. Title and headings are not walked: their terms already weigh through BM25F.
+// The walk runs on every re-ranked hit of every query, so it reads words with one plain pattern
+// instead of the full tokenizer: positions are words (a camelCase identifier is one), which only
+// shifts distances inside identifiers.
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+const LETTERS = /^[a-z]+$/;
 
 /** The proximity bonus of `text` (before the caller's weight) for query stems with their idf. */
 export function proximityBonus(text: string, idfOf: ReadonlyMap<string, number>, k1: number, lengthNorm: number): number {
@@ -14,10 +21,15 @@ export function proximityBonus(text: string, idfOf: ReadonlyMap<string, number>,
   const acc = new Map<string, number>();
   let lastTerm = '';
   let lastPos = -1;
-  forEachTerm(text, (term, pos, primary) => {
-    if (!primary) return;
+  let pos = -1;
+  WORD.lastIndex = 0;
+  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
+    const word = m[0].toLowerCase();
+    if (STOP_WORDS.has(word)) continue;
+    pos++;
+    const term = LETTERS.test(word) ? stemWord(word) : word;
     const idf = idfOf.get(term);
-    if (idf === undefined) return;
+    if (idf === undefined) continue;
     if (lastTerm !== '' && lastTerm !== term) {
       const d = Math.max(1, pos - lastPos);
       const dd = d * d;
@@ -26,7 +38,7 @@ export function proximityBonus(text: string, idfOf: ReadonlyMap<string, number>,
     }
     lastTerm = term;
     lastPos = pos;
-  });
+  }
   const K = k1 * lengthNorm;
   let bonus = 0;
   for (const [term, a] of acc) bonus += (Math.min(1, idfOf.get(term)!) * (k1 + 1) * a) / (a + K);
