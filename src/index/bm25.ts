@@ -1,7 +1,8 @@
 import { createError } from '../errors.js';
 import { VarintWriter } from './binary.js';
 import type { Bm25Params, SearchHit } from './snapshot-types.js';
-import { EXACT_PREFIX, forEachTerm } from './tokenize.js';
+import { EXACT_PREFIX } from './stem.js';
+import { forEachTerm } from './tokenize.js';
 import { TopK } from './top-k.js';
 
 // BM25F over chunks (pure): Okapi BM25 with three fields per chunk, the body (the chunk's text),
@@ -394,7 +395,8 @@ export function searchBm25F(
   for (let i = 0; i < hitCount; i++) top.push(scores[hits[i]!]!, hits[i]!);
   const out = top.result().map((h): Bm25Hit => {
     const m: number[] = [];
-    for (let qi = 0; qi < Math.min(32, terms.length); qi++) if (matched[h.chunkOrdinal]! & (2 ** qi)) m.push(qi);
+    for (let qi = 0; qi < Math.min(32, terms.length); qi++)
+      if (matched[h.chunkOrdinal]! & (2 ** qi)) m.push(qi);
     return {
       ...h,
       titleScore: titleScores[h.chunkOrdinal]!,

@@ -34,9 +34,7 @@ export function documentTitle(path: string, format: string, firstChunk: string):
   if (line === '') line = lines.map((l) => ATX.exec(l)?.[1]).find((h) => h !== undefined) ?? '';
   if (line === '' && FIRST_LINE_TITLE.has(format)) line = lines.find((l) => l.trim() !== '') ?? '';
   line = line.trim();
-  return line.length > 0 && line.length <= TITLE_LINE_MAX
-    ? `${fileStem(path)}\n${line}`
-    : fileStem(path);
+  return line.length > 0 && line.length <= TITLE_LINE_MAX ? `${fileStem(path)}\n${line}` : fileStem(path);
 }
 
 /** The chunk's heading lines, joined by newlines ('' when it has none). */

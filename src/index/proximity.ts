@@ -16,7 +16,12 @@ const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const LETTERS = /^[a-z]+$/;
 
 /** The proximity bonus of `text` (before the caller's weight) for query stems with their idf. */
-export function proximityBonus(text: string, idfOf: ReadonlyMap<string, number>, k1: number, lengthNorm: number): number {
+export function proximityBonus(
+  text: string,
+  idfOf: ReadonlyMap<string, number>,
+  k1: number,
+  lengthNorm: number,
+): number {
   if (idfOf.size < 2) return 0;
   const acc = new Map<string, number>();
   let lastTerm = '';

@@ -6,8 +6,8 @@ import type { ModelFingerprint } from '../types.js';
 import { loadHnswGraph } from './hnsw.js';
 import {
   type BuildSnapshotOptions,
-  buildSnapshot,
   buildLexicalIndex,
+  buildSnapshot,
   collectVectors,
   throwIfCancelled,
 } from './snapshot-build.js';

@@ -122,8 +122,15 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
     },
     searchLexical(query, k, allowedSourceIds) {
       open();
-      const textOf = (ordinal: number) => s.data.docs[docOf[ordinal]!]!.chunks[ordinal - firstOf[docOf[ordinal]!]!]!.text;
-      return searchLexical(s.bm25, query, k, textOf, allowedSourceIds ? mask(allowedSourceIds).mask : undefined);
+      const textOf = (ordinal: number) =>
+        s.data.docs[docOf[ordinal]!]!.chunks[ordinal - firstOf[docOf[ordinal]!]!]!.text;
+      return searchLexical(
+        s.bm25,
+        query,
+        k,
+        textOf,
+        allowedSourceIds ? mask(allowedSourceIds).mask : undefined,
+      );
     },
     lexicalStats(query) {
       open();

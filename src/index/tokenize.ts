@@ -1,4 +1,4 @@
-import { stemWord } from './stem.js';
+import { wordTerms } from './stem.js';
 
 // Lexical terms for BM25, the same for documents and queries (the query side adds weights in
 // bm25.ts). Text is NFKC-normalised (full-width letters and ligatures match their plain forms).
@@ -32,8 +32,6 @@ const ASCII = /^[\x00-\x7f]*$/;
 const LETTERS = /^[a-z]+$/;
 const HTTP_STATUS = /^[1-5]\d\d$/;
 export const MAX_TOKEN_LENGTH = 64;
-/** Prefix of an exact (unstemmed) form; `=` is never part of a token, so no stem can collide. */
-export const EXACT_PREFIX = '=';
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
@@ -49,53 +47,97 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
  */
 export type TermSink = (term: string, position: number, primary: boolean) => void;
 
-/** Call `emit` for every term of `text`; returns the number of positions (the text's length). */
-export function forEachTerm(text: string, emit: TermSink): number {
-  const ascii = ASCII.test(text);
-  const norm = ascii ? text : text.normalize('NFKC');
-  let pos = 0;
-  let prev = '';
-  const part = (raw: string) => {
-    const lower = raw.toLowerCase();
+/** What one compound contributes, computed once per distinct compound (texts repeat words). */
+interface Compound {
+  terms: string[];
+  /** Position of each term relative to the compound's first part. */
+  at: number[];
+  primary: boolean[];
+  positions: number;
+  /** The first part (lowercase), '' when none: the `HTTP 502` rule looks across compounds. */
+  first: string;
+  /** The last part, '' when it was a stop word, undefined when the compound has no part. */
+  last: string | undefined;
+}
+
+const MEMO_LIMIT = 100_000;
+let memo = new Map<string, Compound>();
+
+function analyse(raw: string): Compound {
+  const c: Compound = { terms: [], at: [], primary: [], positions: 0, first: '', last: undefined };
+  const emit = (term: string, at: number, primary: boolean) => {
+    c.terms.push(term);
+    c.at.push(at);
+    c.primary.push(primary);
+  };
+  const part = (piece: string) => {
+    const lower = piece.toLowerCase();
+    if (c.last === undefined) c.first = lower;
     if (lower.length > MAX_TOKEN_LENGTH || STOP_WORDS.has(lower)) {
-      prev = '';
+      c.last = '';
       return;
     }
-    if (prev === 'http' || prev === 'https') {
-      if (HTTP_STATUS.test(lower)) emit(`http ${lower}`, pos - 1, false);
-    }
-    prev = lower;
+    if ((c.last === 'http' || c.last === 'https') && HTTP_STATUS.test(lower))
+      emit(`http ${lower}`, c.positions - 1, false);
+    c.last = lower;
     if (LETTERS.test(lower)) {
-      const stem = stemWord(lower);
-      emit(stem, pos, true);
-      if (stem !== lower) emit(EXACT_PREFIX + lower, pos, false);
+      const w = wordTerms(lower);
+      emit(w.stem, c.positions, true);
+      if (w.exact !== undefined) emit(w.exact, c.positions, false);
     } else {
-      emit(lower, pos, true);
+      emit(lower, c.positions, true);
     }
-    pos++;
+    c.positions++;
   };
+  // Most words of a text are plain lowercase: one part, nothing to split or trim.
+  if (LETTERS.test(raw)) {
+    part(raw);
+    return c;
+  }
+  const flag = FLAG.exec(raw)?.[0] ?? '';
+  const core = raw.slice(flag.length).replace(JOINER_EDGES, '');
+  if (core === '') return c;
+  const pieces: string[] = [];
+  let cjk = false;
+  PARTS.lastIndex = 0;
+  for (let p = PARTS.exec(core); p !== null; p = PARTS.exec(core)) {
+    const word = p[0];
+    if (CJK.test(word)) {
+      cjk = true;
+      pieces.push(...(word.match(CJK_CHAR) ?? []));
+    } else if (CAMEL.test(word)) pieces.push(...word.split(CAMEL));
+    else pieces.push(word);
+  }
+  // A run of CJK text is a phrase, not an identifier: its characters are its terms.
+  if (!cjk && (flag !== '' || pieces.length > 1)) {
+    const whole = (flag + core).toLowerCase();
+    if (whole.length <= MAX_TOKEN_LENGTH) emit(whole, 0, false);
+  }
+  for (const piece of pieces) part(piece);
+  return c;
+}
+
+/** Call `emit` for every term of `text`; returns the number of positions (the text's length). */
+export function forEachTerm(text: string, emit: TermSink): number {
+  const norm = ASCII.test(text) ? text : text.normalize('NFKC');
+  let pos = 0;
+  let prev = '';
   COMPOUND.lastIndex = 0;
   for (let m = COMPOUND.exec(norm); m !== null; m = COMPOUND.exec(norm)) {
-    const flag = FLAG.exec(m[0])?.[0] ?? '';
-    const core = m[0].slice(flag.length).replace(JOINER_EDGES, '');
-    if (core === '') continue;
-    const pieces: string[] = [];
-    let cjk = false;
-    PARTS.lastIndex = 0;
-    for (let p = PARTS.exec(core); p !== null; p = PARTS.exec(core)) {
-      const word = p[0];
-      if (!ascii && CJK.test(word)) {
-        cjk = true;
-        pieces.push(...(word.match(CJK_CHAR) ?? []));
-      } else if (CAMEL.test(word)) pieces.push(...word.split(CAMEL));
-      else pieces.push(word);
+    const raw = m[0];
+    let c = memo.get(raw);
+    if (c === undefined) {
+      c = analyse(raw);
+      if (memo.size >= MEMO_LIMIT) memo = new Map();
+      memo.set(raw, c);
     }
-    // A run of CJK text is a phrase, not an identifier: its characters are its terms.
-    if (!cjk && (flag !== '' || pieces.length > 1)) {
-      const whole = (flag + core).toLowerCase();
-      if (whole.length <= MAX_TOKEN_LENGTH) emit(whole, pos, false);
-    }
-    for (const piece of pieces) part(piece);
+    if (c.last === undefined) continue;
+    if ((prev === 'http' || prev === 'https') && c.positions > 0 && HTTP_STATUS.test(c.first))
+      emit(`http ${c.first}`, pos - 1, false);
+    const { terms, at, primary } = c;
+    for (let i = 0; i < terms.length; i++) emit(terms[i]!, pos + at[i]!, primary[i]!);
+    pos += c.positions;
+    prev = c.last;
   }
   return pos;
 }

@@ -229,7 +229,9 @@ export function snapshotBackend(
     vector: (q, k, allowed) =>
       snap.searchVector(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'vector')),
     lexical: (q, k, allowed) =>
-      snap.searchLexical(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical', h.explain)),
+      snap
+        .searchLexical(q, k, allowed)
+        .map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical', h.explain)),
     lexicalStats: (q) => snap.lexicalStats(q),
     close: () => snap.close(),
   };

@@ -21,7 +21,10 @@ const bodies = (texts: string[]): LexicalDoc[] => texts.map((body) => ({ body, t
 const tokenCases: [string, string[]][] = [
   ['The Quick brown fox', ['quick', 'brown', 'fox']],
   // whole compounds first (unstemmed), then each part's stem and its exact form when different
-  ['atomic_write(readIndex, 42)', ['atomic_write', 'atom', '=atomic', 'write', 'readindex', 'read', 'index', '42']],
+  [
+    'atomic_write(readIndex, 42)',
+    ['atomic_write', 'atom', '=atomic', 'write', 'readindex', 'read', 'index', '42'],
+  ],
   ['Ｆｕｌｌ－ｗｉｄｔｈ ＡＢＣ', ['full-width', 'full', 'width', 'abc']],
   ['Grüße aus Köln; naïve café', ['grüße', 'aus', 'köln', 'naïve', 'café']],
   ['日本語のテキスト', ['日', '本', '語', 'の', 'テ', 'キ', 'ス', 'ト']],
@@ -160,10 +163,13 @@ test('the ceiling bounds every score; matching more of the query gets closer to 
   }
   // A term the index lacks raises the ceiling by an unseen term's idf: matches count for less.
   const stats = bm25Stats(index, 'storage zebra');
-  t.deepEqual([...stats.df], [
-    ['storag', 1],
-    ['=storage', 1],
-  ]);
+  t.deepEqual(
+    [...stats.df],
+    [
+      ['storag', 1],
+      ['=storage', 1],
+    ],
+  );
   // an unseen stem adds its saturation limit and its largest proximity bonus
   const unseen = bm25Idf(5, 0);
   t.true(
