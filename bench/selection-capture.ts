@@ -1,0 +1,192 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { accessSync, closeSync, constants, openSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, utimes, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { capText } from './man-pages.js';
+import {
+  PROJECT_FILES,
+  PROJECT_MTIME,
+  PROJECT_SETUP,
+  type RunCase,
+  SCROLLBACK_TREE,
+} from './selection-cases.js';
+import { type Captured, PROMPT, scrub, shellQuote } from './selection-set.js';
+
+// The I/O half of the selection evaluation set: man pages rendered by man-db (`man`, which finds
+// a page by the name a user types and formats it with groff, BSD mdoc pages included), and the
+// real commands run in a throw-away project directory with their combined stdout and stderr
+// captured. Everything is written under the temp `root` the caller removes.
+
+export interface RenderedPage {
+  name: string;
+  text: string;
+}
+
+/** Each page man-db has, rendered at 80 columns and cut like the crowding store's pages; missing names listed. */
+export function renderPages(names: readonly string[]): { pages: RenderedPage[]; missing: string[] } {
+  const pages: RenderedPage[] = [];
+  const missing: string[] = [];
+  const env = { ...process.env, MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat', LC_ALL: 'C.UTF-8' };
+  for (const name of names) {
+    try {
+      execFileSync('man', ['-w', name], { env, stdio: 'pipe' });
+      const text = execFileSync('man', ['-E', 'UTF-8', '--nh', '--nj', name], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 64 << 20,
+      }).toString('utf8');
+      pages.push({ name, text: capText(text.replace(/[ \t]+$/gm, '')) });
+    } catch {
+      missing.push(name);
+    }
+  }
+  return { pages, missing };
+}
+
+/** True when `program` is an executable file on PATH. */
+export function installed(program: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((d) => {
+    try {
+      accessSync(join(d, program), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+export interface Project {
+  root: string;
+  home: string;
+  dir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The project directory `<root>/home/user/proj` with its files, setup commands and source tree. */
+export async function buildProject(root: string): Promise<Project> {
+  const home = join(root, 'home', 'user');
+  const dir = join(home, 'proj');
+  await mkdir(dir, { recursive: true });
+  // The commands see a plain user's environment: no agent, no git or kortty settings of this
+  // machine, a fixed locale, zone and terminal. pyenv's shims find their root without HOME.
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!/^(SSH_|GIT_|KORTTY_|GNUPG|DISPLAY|XDG_|TMUX)/.test(k)) env[k] = v;
+  }
+  Object.assign(env, {
+    HOME: home,
+    USER: 'user',
+    LOGNAME: 'user',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    TZ: 'UTC',
+    TERM: 'xterm-256color',
+    GIT_CONFIG_NOSYSTEM: '1',
+    PYENV_ROOT: process.env.PYENV_ROOT ?? join(homedir(), '.pyenv'),
+  });
+  for (const f of PROJECT_FILES) {
+    const path = join(dir, f.path);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, f.text);
+    await chmod(path, f.mode ?? 0o644);
+  }
+  for (const argv of PROJECT_SETUP) {
+    if (installed(argv[0]!)) spawnSync(argv[0]!, argv.slice(1), { cwd: dir, env, stdio: 'ignore' });
+  }
+  for (const d of SCROLLBACK_TREE.dirs) {
+    await mkdir(join(dir, d), { recursive: true });
+    for (let i = 0; i < SCROLLBACK_TREE.filesPerDir; i++) {
+      const name = `${MODULES[i % MODULES.length]}${i < MODULES.length ? '' : '.test'}.ts`;
+      await writeFile(join(dir, d, name), `export const ${MODULES[i % MODULES.length]} = ${i};\n`);
+    }
+  }
+  await pinTimes({ root, home, dir, env });
+  return { root, home, dir, env };
+}
+
+const MODULES = [
+  'audit',
+  'auth',
+  'billing',
+  'cache',
+  'config',
+  'events',
+  'export',
+  'flags',
+  'health',
+  'import',
+  'jobs',
+  'locale',
+  'mail',
+  'metrics',
+  'notify',
+  'orders',
+  'payments',
+  'queue',
+  'report',
+  'routes',
+  'schema',
+  'search',
+  'seed',
+  'session',
+  'storage',
+  'tasks',
+  'tokens',
+  'upload',
+  'users',
+  'views',
+  'webhooks',
+  'workers',
+];
+
+/** Every project file and directory gets PROJECT_MTIME, so listings print the same dates each run. */
+async function pinTimes(p: Project): Promise<void> {
+  const paths = [
+    p.home,
+    p.dir,
+    ...PROJECT_FILES.map((f) => join(p.dir, f.path)),
+    ...['repo', 'broken', 'dist', 'src', 'release.tar.gz'].map((x) => join(p.dir, x)),
+    ...SCROLLBACK_TREE.dirs.flatMap((d) => {
+      const files: string[] = [join(p.dir, d)];
+      for (let i = 0; i < SCROLLBACK_TREE.filesPerDir; i++)
+        files.push(join(p.dir, d, `${MODULES[i % MODULES.length]}${i < MODULES.length ? '' : '.test'}.ts`));
+      return files;
+    }),
+  ];
+  for (const path of paths) await utimes(path, PROJECT_MTIME, PROJECT_MTIME).catch(() => {});
+}
+
+/** Combined stdout and stderr of `argv` run in the project (as a terminal shows them, in order), scrubbed. */
+export function runInProject(p: Project, argv: readonly string[], stdin?: string): string {
+  const outPath = join(p.root, 'capture.out');
+  const out = openSync(outPath, 'w');
+  const input = stdin ? openSync(join(p.dir, stdin), 'r') : 'ignore';
+  try {
+    spawnSync(argv[0]!, argv.slice(1), {
+      cwd: p.dir,
+      env: p.env,
+      stdio: [input, out, out],
+      timeout: 20_000,
+      killSignal: 'SIGKILL',
+    });
+  } finally {
+    closeSync(out);
+    if (typeof input === 'number') closeSync(input);
+  }
+  return scrub(readFileSync(outPath, 'utf8'), p.root);
+}
+
+/** Each installed case's output (cases run in id order), and the scrollback filler. */
+export async function captureCases(p: Project, cases: readonly RunCase[]): Promise<Captured> {
+  const outputs = new Map<string, string>();
+  for (const c of [...cases].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    if (!installed(c.argv[0]!)) continue;
+    await pinTimes(p);
+    outputs.set(c.id, runInProject(p, c.argv, c.stdin));
+  }
+  await pinTimes(p);
+  const listing = ['ls', '-l', ...SCROLLBACK_TREE.dirs];
+  const filler = `${PROMPT}${shellQuote(listing)}\n${runInProject(p, listing)}`;
+  return { outputs, filler };
+}
