@@ -45,7 +45,7 @@ async function main() {
   process.env.KORTTY_HOME = home;
   const root = await mkdtemp(join(tmpdir(), 'kortty-eval-sel-'));
   try {
-    const { pages, missing } = renderPages(PAGES);
+    const { pages, missing, cached } = await renderPages(PAGES);
     const corpus = join(root, 'pages');
     await mkdir(corpus);
     for (const p of pages) await writeFile(join(corpus, `${p.name}.txt`), p.text);
@@ -159,7 +159,7 @@ async function main() {
       .map((k) => `${selection.queries.filter((q) => q.kind === k).length} ${k}`)
       .join(', ');
     const report = [
-      `Corpus: ${pages.length} man pages rendered by man-db (${missing.length ? `missing, left out: ${missing.join(', ')}` : 'none missing'}), ` +
+      `Corpus: ${pages.length} man pages rendered by man-db (${cached} from the cache; ${missing.length ? `missing, left out: ${missing.join(', ')}` : 'none missing'}), ` +
         `${chunks.length} chunks, indexed in ${sec(indexMs)}. Model: ${MODEL_ID} (${model.fingerprint.dimension} d, sha256 ${model.sha256.slice(0, 12)}).`,
       `Selection queries: ${selection.queries.length} (${kinds}); cases left out: ${selection.notes.length}. ` +
         `Pages, project and captures built in ${sec(buildMs)}; ${searches} search() calls in ${sec(searchMs)}.`,

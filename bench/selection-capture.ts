@@ -1,8 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { accessSync, closeSync, constants, openSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { atomicWrite } from '../src/storage/atomic-write.js';
 import { capText } from './man-pages.js';
 import {
   PROJECT_FILES,
@@ -23,25 +25,57 @@ export interface RenderedPage {
   text: string;
 }
 
-/** Each page man-db has, rendered at 80 columns and cut like the crowding store's pages; missing names listed. */
-export function renderPages(names: readonly string[]): { pages: RenderedPage[]; missing: string[] } {
+/** Where rendered pages are kept between runs: groff takes ~0.3 s a page, a cached page nothing. */
+export function defaultCacheDir(): string {
+  return (
+    process.env.KORTTY_EVAL_CACHE ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kortty-rag-eval', 'man')
+  );
+}
+
+/**
+ * Each page man-db has, rendered at 80 columns and cut like the crowding store's pages, and the
+ * names it has no page for. A rendering is cached under `cacheDir` by the page's name, its source
+ * file and bytes and man-db's version, so an updated page or man-db renders anew.
+ */
+export async function renderPages(
+  names: readonly string[],
+  cacheDir = defaultCacheDir(),
+): Promise<{ pages: RenderedPage[]; missing: string[]; cached: number }> {
   const pages: RenderedPage[] = [];
   const missing: string[] = [];
+  let cached = 0;
   const env = { ...process.env, MANWIDTH: '80', MANPAGER: 'cat', PAGER: 'cat', LC_ALL: 'C.UTF-8' };
+  const version = execFileSync('man', ['--version'], { env }).toString('utf8').trim();
+  await mkdir(cacheDir, { recursive: true });
   for (const name of names) {
+    let source: string;
     try {
-      execFileSync('man', ['-w', name], { env, stdio: 'pipe' });
-      const text = execFileSync('man', ['-E', 'UTF-8', '--nh', '--nj', name], {
+      source = execFileSync('man', ['-w', name], { env, stdio: 'pipe' }).toString('utf8').trim();
+    } catch {
+      missing.push(name);
+      continue;
+    }
+    const key = createHash('sha256')
+      .update(`${version}\0${name}\0${source}\0`)
+      .update(await readFile(source))
+      .digest('hex')
+      .slice(0, 16);
+    const path = join(cacheDir, `${name}-${key}.txt`);
+    let text = await readFile(path, 'utf8').catch(() => undefined);
+    if (text !== undefined) cached++;
+    else {
+      const raw = execFileSync('man', ['-E', 'UTF-8', '--nh', '--nj', name], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
         maxBuffer: 64 << 20,
       }).toString('utf8');
-      pages.push({ name, text: capText(text.replace(/[ \t]+$/gm, '')) });
-    } catch {
-      missing.push(name);
+      text = capText(raw.replace(/[ \t]+$/gm, ''));
+      await atomicWrite(path, Buffer.from(text));
     }
+    pages.push({ name, text });
   }
-  return { pages, missing };
+  return { pages, missing, cached };
 }
 
 /** True when `program` is an executable file on PATH. */
@@ -91,6 +125,7 @@ export async function buildProject(root: string): Promise<Project> {
     await writeFile(path, f.text);
     await chmod(path, f.mode ?? 0o644);
   }
+  await pinTimes({ root, home, dir, env });
   for (const argv of PROJECT_SETUP) {
     if (installed(argv[0]!)) spawnSync(argv[0]!, argv.slice(1), { cwd: dir, env, stdio: 'ignore' });
   }
@@ -174,7 +209,7 @@ export function runInProject(p: Project, argv: readonly string[], stdin?: string
     closeSync(out);
     if (typeof input === 'number') closeSync(input);
   }
-  return scrub(readFileSync(outPath, 'utf8'), p.root);
+  return scrub(readFileSync(outPath, 'utf8'), p.root, homedir());
 }
 
 /** Each installed case's output (cases run in id order), and the scrollback filler. */

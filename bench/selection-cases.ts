@@ -138,6 +138,7 @@ export const PROJECT_FILES: readonly { path: string; text: string; mode?: number
     path: 'fix.patch',
     text: '--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n-one\n-two\n+uno\n+dos\n three\n',
   },
+  { path: 'token.b64', text: 'aGVsbG8gd29ybGQ=\n!!not base64!!\n' },
   { path: 'deploy.sh', text: '#!/bin/sh\necho deploying\n' },
   { path: 'install.sh', text: '#!/bin/bash\nif [ -f x ]; then\n  echo ok\nfi fi\n' },
   { path: 'Makefile', text: 'all: build\n\nbuild:\n\tfalse\n\ntest:\n\t./deploy.sh\n' },
@@ -234,7 +235,7 @@ export const RUN_CASES: readonly RunCase[] = [
   {
     id: 'curl-unknown-option',
     page: 'curl',
-    argv: ['curl', '--retry-all', `http://${closed}:1/`],
+    argv: ['curl', '--retry-all-errrors', `http://${closed}:1/`],
     frame: 'output',
   },
   {
@@ -253,7 +254,7 @@ export const RUN_CASES: readonly RunCase[] = [
   {
     id: 'ssh-refused',
     page: 'ssh',
-    argv: ['ssh', '-o', 'BatchMode=yes', '-p', '1', `deploy@${closed}`],
+    argv: ['ssh', '-o', 'BatchMode=yes', '-p', '1', `deploy@${closed}`, 'systemctl', 'restart', 'app'],
     frame: 'output',
   },
   {
@@ -415,7 +416,7 @@ export const RUN_CASES: readonly RunCase[] = [
     shown: "jq '.items[' config.json",
     frame: 'prompt',
   },
-  { id: 'base64-invalid', page: 'base64', argv: ['base64', '-d', 'notes.txt'], frame: 'output' },
+  { id: 'base64-invalid', page: 'base64', argv: ['base64', '-d', 'token.b64'], frame: 'output' },
   { id: 'sha256sum-failed', page: 'sha256sum', argv: ['sha256sum', '-c', 'SHA256SUMS'], frame: 'output' },
   {
     id: 'sha256sum-print',
@@ -427,7 +428,7 @@ export const RUN_CASES: readonly RunCase[] = [
   // files
   { id: 'ls-color-long', page: 'ls', argv: ['ls', '-la', '--color=always'], frame: 'color-prompt' },
   { id: 'ls-missing', page: 'ls', argv: ['ls', '-l', 'build/output'], frame: 'output' },
-  { id: 'ls-bad-option', page: 'ls', argv: ['ls', '--sort=size'], frame: 'output' },
+  { id: 'ls-bad-option', page: 'ls', argv: ['ls', '--sort=mtime'], frame: 'output' },
   { id: 'cp-missing', page: 'cp', argv: ['cp', 'config.example.json', 'config.local.json'], frame: 'output' },
   { id: 'cp-omitting-dir', page: 'cp', argv: ['cp', 'src', 'dist/'], frame: 'prompt' },
   { id: 'mv-missing', page: 'mv', argv: ['mv', 'build/app', 'dist/app'], frame: 'output' },
@@ -526,7 +527,7 @@ export const RUN_CASES: readonly RunCase[] = [
   },
   // builds and interpreters
   { id: 'make-no-makefile', page: 'make', argv: ['make', '-C', 'src'], frame: 'output' },
-  { id: 'make-no-rule', page: 'make', argv: ['make', 'install'], frame: 'prompt' },
+  { id: 'make-no-rule', page: 'make', argv: ['make', 'publish'], frame: 'prompt' },
   { id: 'make-recipe-failed', page: 'make', argv: ['make', 'build'], frame: 'ci-log' },
   { id: 'make-permission', page: 'make', argv: ['make', 'test'], frame: 'output' },
   { id: 'make-missing-separator', page: 'make', argv: ['make', '-f', 'broken.mk'], frame: 'output' },
@@ -549,8 +550,8 @@ export const RUN_CASES: readonly RunCase[] = [
   {
     id: 'python-no-module',
     page: 'python3',
-    argv: ['python3', '-c', 'import requests'],
-    shown: "python3 -c 'import requests'",
+    argv: ['python3', '-c', 'from myproject.settings import DATABASES'],
+    shown: "python3 -c 'from myproject.settings import DATABASES'",
     frame: 'ci-log',
   },
   { id: 'node-type-error', page: 'node', argv: ['node', 'server.js'], frame: 'prompt' },

@@ -32,16 +32,17 @@ export function shellQuote(argv: readonly string[]): string {
 /**
  * Captured output with its run-to-run noise fixed, so the set is the same on every run of one
  * machine: the temp directory the project lives under disappears (paths read `/home/user/proj`),
- * wall-clock stamps, elapsed milliseconds and OpenSSL's thread ids get fixed values.
+ * the real user's home directory reads `/home/user` too, wall-clock stamps, elapsed milliseconds
+ * and OpenSSL's thread ids get fixed values; blank lines around the output are dropped.
  */
-export function scrub(text: string, root: string): string {
-  return text
-    .split(root)
-    .join('')
+export function scrub(text: string, root: string, realHome?: string): string {
+  const out = text.split(root).join('');
+  return (realHome ? out.split(`${realHome}/`).join('/home/user/') : out)
     .replace(/\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\b/g, '2026-03-14 09:27:05')
     .replace(/\bafter \d+ ms\b/g, 'after 0 ms')
     .replace(/^[0-9A-F]{12,16}:error:/gm, '40D7E1BB787F0000:error:')
     .replace(/\r\n/g, '\n')
+    .replace(/^(\s*\n)+/, '')
     .replace(/\s+$/, '');
 }
 

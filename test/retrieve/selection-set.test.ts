@@ -33,19 +33,20 @@ test('shellQuote quotes only the words a shell would split or expand', (t) => {
   );
 });
 
-test('scrub removes the temp root and fixes clocks, elapsed times and thread ids', (t) => {
+test('scrub removes the temp root and the real home, drops blank edges, fixes clocks, elapsed times and thread ids', (t) => {
   const raw = [
+    '',
     '--2026-12-04 05:22:29--  http://127.0.0.1:1/x',
-    "python3: can't open file '/tmp/kortty-eval-sel-AbC/project/home/user/proj/manage.py': [Errno 2]",
+    "/root/.pyenv/bin/python3: can't open file '/tmp/kortty-eval-sel-AbC/project/home/user/proj/manage.py': [Errno 2]",
     "curl: (7) Failed to connect to 127.0.0.1 port 1 after 3 ms: Couldn't connect to server",
     '40F7A1BB787F0000:error:80000002:system library:file_open:No such file or directory',
     '',
   ].join('\r\n');
   t.is(
-    scrub(raw, '/tmp/kortty-eval-sel-AbC/project'),
+    scrub(raw, '/tmp/kortty-eval-sel-AbC/project', '/root'),
     [
       '--2026-03-14 09:27:05--  http://127.0.0.1:1/x',
-      "python3: can't open file '/home/user/proj/manage.py': [Errno 2]",
+      "/home/user/.pyenv/bin/python3: can't open file '/home/user/proj/manage.py': [Errno 2]",
       "curl: (7) Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server",
       '40D7E1BB787F0000:error:80000002:system library:file_open:No such file or directory',
     ].join('\n'),
