@@ -37,6 +37,8 @@ const MODEL_ID = process.env.KORTTY_EVAL_MODEL ?? STARTER_MODEL_ID;
 const MODES: (SearchMode | 'default')[] = ['vector', 'lexical', 'hybrid', 'default'];
 
 const docOf = (path: string) => basename(path, '.txt');
+/** Fewer selection queries than this fail the run (exit code 1). */
+const MIN_SELECTION_QUERIES = 80;
 
 async function main() {
   const updateDoc = process.argv.includes('--update-doc');
@@ -54,6 +56,9 @@ async function main() {
     const selection = assembleSelection(RUN_CASES, LINE_CASES, new Set(pages.map((p) => p.name)), captured);
     const proxy = assembleProxy(pages);
     const buildMs = performance.now() - t0;
+    // The set is only worth its figures with enough queries: fewer means this machine lacks the
+    // programs or pages (see the notes), and the run says so by failing.
+    if (selection.queries.length < MIN_SELECTION_QUERIES) process.exitCode = 1;
     for (const m of missing) console.log(`note: no man page for ${m}: left out of the corpus`);
     for (const n of [...selection.notes, ...proxy.notes]) console.log(`note: ${n}`);
     const keep = process.env.KORTTY_EVAL_SELECTION_KEEP;
@@ -169,6 +174,11 @@ async function main() {
       renderSetReport(prx),
     ].join('\n');
     console.log(report);
+    if (selection.queries.length < MIN_SELECTION_QUERIES) {
+      console.log(
+        `FAILED: ${selection.queries.length} selection queries, at least ${MIN_SELECTION_QUERIES} needed (see the notes)`,
+      );
+    }
     if (process.argv.includes('--misses')) {
       for (const run of [sel, prx]) {
         for (const s of run.systems.filter((x) => x.name === BASELINE || (x.name === 'default' && x.shape))) {
