@@ -17,7 +17,7 @@ import type { SearchHit } from './snapshot-types.js';
 // positions is bounded whatever the store's size.
 
 /** How many BM25F hits the proximity signal re-ranks (at least the k asked for). */
-export const RERANK_DEPTH = 60;
+export const RERANK_DEPTH = 40;
 
 export interface LexicalHit extends SearchHit {
   explain: LexicalExplain;

@@ -152,6 +152,24 @@ test('search results are checked field by field', (t) => {
   t.regex(checkSearchResult({ ...good, candidates: [{}] }) as string, /candidates\[0\]/);
   t.regex(checkSearchResult({ ...good, generation: -1 }) as string, /generation/);
   t.regex(checkSearchResult({ ...good, timings: {} }) as string, /timings/);
+  // a lexical hit's explanation travels with it, and is checked too
+  const explain = { matched: ['tar'], shares: { title: 0.5, headings: 0, body: 0.4, proximity: 0.1 } };
+  const explained = { ...good, excerpts: [{ ...excerpt, explain }] };
+  t.is(checkSearchResult(explained) as unknown, explained);
+  t.regex(
+    checkSearchResult({
+      ...good,
+      excerpts: [{ ...excerpt, explain: { ...explain, matched: [1] } }],
+    }) as string,
+    /explain\.matched/,
+  );
+  t.regex(
+    checkSearchResult({
+      ...good,
+      excerpts: [{ ...excerpt, explain: { matched: [], shares: {} } }],
+    }) as string,
+    /explain\.shares/,
+  );
 });
 
 test('the line splitter frames any chunking, and drops an over-long line without buffering it', (t) => {
