@@ -12,7 +12,7 @@ import {
   type SnapshotDoc,
 } from './snapshot-types.js';
 
-// Snapshot format v2, encoding side (pure, over Buffers); snapshot-decode.ts reads it back.
+// Snapshot format v3 (v2's layout), encoding side (pure, over Buffers); snapshot-decode.ts reads it back.
 // Grammar and checksum argument: STORAGE.md.
 
 export const SNAPSHOT_MAGIC = Buffer.from('KRTYSNAP', 'latin1');
