@@ -43,7 +43,7 @@ const MODEL_ID = process.env.KORTTY_EVAL_MODEL ?? STARTER_MODEL_ID;
 const SWEEP_K = [RRF_K, 20, 10, 5, 1];
 const SWEEP_VECTOR_WEIGHT = [1, 0.75, 0.5, 0.25, 0.15, 0.1, 0];
 /** The setting proposed for the starter model (docs/EVAL.md says why); must be a grid cell. */
-const RECOMMENDED: Fusion = { k: RRF_K, vectorWeight: 0.15, lexicalWeight: 1 };
+const RECOMMENDED: Fusion = { k: RRF_K, vectorWeight: 0, lexicalWeight: 1 };
 /** Size of the unrelated store searched next to Cranfield (the crowding table). */
 const MAN_PAGES = 300;
 

@@ -1,7 +1,7 @@
 import { bytesOf, f64le, Reader, u32le } from './binary.js';
 import type { Bm25Index } from './bm25.js';
 
-// The BM25 section of a v2 snapshot (grammar in STORAGE.md):
+// The lexical (BM25F) section of a v3 snapshot (grammar in STORAGE.md; postings: bm25.ts):
 //   docCount:u32 termCount:u32 k1:f64 b:f64 totalLength:f64
 //   docLengths:u32[docCount] termOffsets:u32[termCount+1] df:u32[termCount]
 //   postingOffsets:u32[termCount+1] termBytes:u8[termOffsets[termCount]]

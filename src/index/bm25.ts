@@ -1,27 +1,61 @@
 import { createError } from '../errors.js';
 import { VarintWriter } from './binary.js';
 import type { Bm25Params, SearchHit } from './snapshot-types.js';
-import { forEachToken, tokenize } from './tokenize.js';
+import { EXACT_PREFIX } from './stem.js';
+import { forEachTerm } from './tokenize.js';
 import { TopK } from './top-k.js';
 
-// Okapi BM25 over chunk texts (pure). The index is a sorted term dictionary and varint-coded
-// posting lists in flat typed arrays: the same shape in memory and in the snapshot, so opening
-// a snapshot costs one copy instead of re-tokenising every chunk (measured: bench/index-bench.ts).
+// BM25F over chunks (pure): Okapi BM25 with three fields per chunk, the body (the chunk's text),
+// the document's title and the chunk's headings (fields.ts), after Robertson, Zaragoza & Taylor
+// (2004), "Simple BM25 extension to multiple weighted fields": per term, the fields' frequencies
+// are combined before saturation,
+//   tf~ = tf_body / (1 − b + b × len / avglen) + w_title × tf_title + w_headings × tf_headings
+//   score = Σ_terms w_q × idf × (k1 + 1) × tf~ / (k1 + tf~)
+// Only the body is length-normalised: a title or a heading is short by nature. w_q is 1 for a stem
+// or a whole compound and `exact` for a word's exact form (tokenize.ts), so an exact match adds to
+// the stem match. The field weights are query-time parameters (LexicalWeights), k1 and b are the
+// index's (stored in the snapshot). The index is a sorted term dictionary and varint-coded posting
+// lists in flat typed arrays: the same shape in memory and in the snapshot, so opening a snapshot
+// costs one copy instead of re-tokenising every chunk (measured: bench/index-bench.ts).
 
+/** k1 and b chosen on Cranfield and the selection set (docs/EVAL.md). */
 export const DEFAULT_BM25: Bm25Params = { k1: 1.2, b: 0.75 };
+
+/** Query-time weights of the lexical signals (chosen on public judgements, docs/EVAL.md). */
+export interface LexicalWeights {
+  /** Weight of a title occurrence relative to a body occurrence of the same term. */
+  title: number;
+  headings: number;
+  /** Query weight of a word's exact (unstemmed) form, added to its stem's weight of 1. */
+  exact: number;
+  /** Proximity bonus at a perfect phrase, as a share of the matched terms' idf (proximity.ts). */
+  proximity: number;
+}
+
+export const DEFAULT_WEIGHTS: LexicalWeights = { title: 3, headings: 1, exact: 0.3, proximity: 0.5 };
+
+/** One chunk's fields (fields.ts): its text, its document's title, its heading lines. */
+export interface LexicalDoc {
+  body: string;
+  title: string;
+  headings: string;
+}
 
 export interface Bm25Index {
   params: Bm25Params;
   docCount: number;
-  /** Sum of document lengths in tokens (avgdl = totalLength / docCount). */
+  /** Sum of body lengths in positions (avgdl = totalLength / docCount). */
   totalLength: number;
   docLengths: Uint32Array;
   /** Terms sorted by UTF-16 code units, UTF-8 concatenated; term i = termBytes[termOffsets[i]..[i+1]). */
   termBytes: Uint8Array;
   termOffsets: Uint32Array;
-  /** Document frequency per term. */
+  /** Document frequency per term (documents holding it in any field). */
   df: Uint32Array;
-  /** Posting list of term i = postings[postingOffsets[i]..[i+1]): (doc gap, tf) varint pairs. */
+  /**
+   * Posting list of term i = postings[postingOffsets[i]..[i+1]): per document, varints
+   * (gap × 2 + f, tf_body) and, when f = 1, (tf_title, tf_headings).
+   */
   postingOffsets: Uint32Array;
   postings: Uint8Array;
 }
@@ -34,59 +68,78 @@ function grow(a: Uint32Array<ArrayBuffer>, need: number): Uint32Array<ArrayBuffe
 }
 
 /**
- * Build the index over `texts` (document ordinal = position). `onProgress` is called every
+ * Build the index over `docs` (document ordinal = position). `onProgress` is called every
  * 1,000 documents and may be async (yield to the event loop, check cancellation).
  */
 export async function buildBm25(
-  texts: ArrayLike<string>,
+  docs: ArrayLike<LexicalDoc>,
   params: Bm25Params = DEFAULT_BM25,
   onProgress?: (done: number) => void | Promise<void>,
 ): Promise<Bm25Index> {
-  const n = texts.length;
+  const n = docs.length;
   const ids = new Map<string, number>();
   const terms: string[] = [];
   let df = new Uint32Array(1024);
-  let tf = new Uint32Array(1024);
-  // (termId, tf) pairs, document-major
-  let pairs = new Uint32Array(1 << 16);
-  let pairCount = 0;
+  // Per term, its frequency in each field of the current document (0 body, 1 title, 2 headings).
+  let tf = [new Uint32Array(1024), new Uint32Array(1024), new Uint32Array(1024)];
+  // (termId, body tf, title tf, headings tf), document-major
+  let quads = new Uint32Array(1 << 16);
+  let quadCount = 0;
   const docStart = new Uint32Array(n + 1);
   const docLengths = new Uint32Array(n);
   let totalLength = 0;
   const touched: number[] = [];
-  let len = 0;
-  const onToken = (tok: string) => {
-    let id = ids.get(tok);
+  let field: Uint32Array<ArrayBuffer> = tf[0]!;
+  const onTerm = (term: string) => {
+    let id = ids.get(term);
     if (id === undefined) {
       id = terms.length;
-      ids.set(tok, id);
-      terms.push(tok);
+      ids.set(term, id);
+      terms.push(term);
       df = grow(df, id + 1);
-      tf = grow(tf, id + 1);
+      if (tf[0]!.length <= id) {
+        const at = tf.indexOf(field);
+        tf = tf.map((a) => grow(a, id! + 1));
+        field = tf[at]!;
+      }
     }
-    if (tf[id] === 0) touched.push(id);
-    tf[id]!++;
-    len++;
+    if (tf[0]![id] === 0 && tf[1]![id] === 0 && tf[2]![id] === 0) touched.push(id);
+    field[id]!++;
   };
   for (let doc = 0; doc < n; doc++) {
-    len = 0;
     touched.length = 0;
-    forEachToken(texts[doc]!, onToken);
+    const d = docs[doc]!;
+    field = tf[0]!;
+    const len = forEachTerm(d.body, onTerm);
+    field = tf[1]!;
+    forEachTerm(d.title, onTerm);
+    field = tf[2]!;
+    forEachTerm(d.headings, onTerm);
     docLengths[doc] = len;
     totalLength += len;
-    pairs = grow(pairs, (pairCount + touched.length) * 2);
-    for (const id of touched) {
-      pairs[pairCount * 2] = id;
-      pairs[pairCount * 2 + 1] = tf[id]!;
-      pairCount++;
-      df[id]!++;
-      tf[id] = 0;
+    if (quads.length < (quadCount + touched.length) * 4) {
+      const next = new Uint32Array(Math.max((quadCount + touched.length) * 4, quads.length * 2));
+      next.set(quads);
+      quads = next;
     }
-    docStart[doc + 1] = pairCount;
+    const [body, title, headings] = tf as [Uint32Array, Uint32Array, Uint32Array];
+    for (const id of touched) {
+      const q = quadCount * 4;
+      quads[q] = id;
+      quads[q + 1] = body[id]!;
+      quads[q + 2] = title[id]!;
+      quads[q + 3] = headings[id]!;
+      quadCount++;
+      df[id]!++;
+      body[id] = 0;
+      title[id] = 0;
+      headings[id] = 0;
+    }
+    docStart[doc + 1] = quadCount;
     if (onProgress && (doc + 1) % 1000 === 0) await onProgress(doc + 1);
   }
 
-  // Renumber terms in sorted order, then counting-sort the pairs into term-major posting lists.
+  // Renumber terms in sorted order, then counting-sort the entries into term-major posting lists.
   const order = terms
     .map((_, i) => i)
     .sort((a, b) => (terms[a]! < terms[b]! ? -1 : terms[a]! > terms[b]! ? 1 : 0));
@@ -100,30 +153,35 @@ export async function buildBm25(
   const start = new Uint32Array(termCount + 1);
   for (let r = 0; r < termCount; r++) start[r + 1] = start[r]! + sortedDf[r]!;
   const cursor = start.slice(0, termCount);
-  const postDoc = new Uint32Array(pairCount);
-  const postTf = new Uint32Array(pairCount);
+  const postDoc = new Uint32Array(quadCount);
+  const postQuad = new Uint32Array(quadCount);
   for (let doc = 0; doc < n; doc++) {
     for (let p = docStart[doc]!; p < docStart[doc + 1]!; p++) {
-      const r = rank[pairs[p * 2]!]!;
-      const at = cursor[r]!++;
+      const at = cursor[rank[quads[p * 4]!]!]!++;
       postDoc[at] = doc;
-      postTf[at] = pairs[p * 2 + 1]!;
+      postQuad[at] = p;
     }
   }
-  pairs = new Uint32Array(0);
-  const w = new VarintWriter(Math.max(1024, pairCount * 3));
+  const w = new VarintWriter(Math.max(1024, quadCount * 3));
   const postingOffsets = new Uint32Array(termCount + 1);
   for (let r = 0; r < termCount; r++) {
     let prev = 0;
     for (let p = start[r]!; p < start[r + 1]!; p++) {
-      w.write(postDoc[p]! - prev);
-      w.write(postTf[p]!);
+      const q = postQuad[p]! * 4;
+      const extra = quads[q + 2]! + quads[q + 3]! > 0;
+      w.write((postDoc[p]! - prev) * 2 + (extra ? 1 : 0));
+      w.write(quads[q + 1]!);
+      if (extra) {
+        w.write(quads[q + 2]!);
+        w.write(quads[q + 3]!);
+      }
       prev = postDoc[p]!;
     }
     if (w.length > 0xffffffff)
       throw createError('INVALID_ARGUMENT', { name: 'bm25', reason: 'postings exceed 4 GiB' });
     postingOffsets[r + 1] = w.length;
   }
+  quads = new Uint32Array(0);
   const termBufs = order.map((id) => Buffer.from(terms[id]!, 'utf8'));
   const termOffsets = new Uint32Array(termCount + 1);
   for (let r = 0; r < termCount; r++) termOffsets[r + 1] = termOffsets[r]! + termBufs[r]!.length;
@@ -168,14 +226,32 @@ export interface Bm25Stats {
   df: ReadonlyMap<string, number>;
 }
 
+/** A query term and its weight (1, or `exact` for a word's exact form). */
+export interface QueryTerm {
+  term: string;
+  weight: number;
+  /** True for a part's stem: the terms proximity measures. */
+  primary: boolean;
+}
+
 /** The distinct terms of a query, in first-occurrence order (repeated terms count once). */
-export function queryTerms(query: string): string[] {
-  return [...new Set(tokenize(query))];
+export function queryTerms(query: string, weights: LexicalWeights = DEFAULT_WEIGHTS): QueryTerm[] {
+  const out = new Map<string, QueryTerm>();
+  forEachTerm(query, (term, _pos, primary) => {
+    const old = out.get(term);
+    if (old) old.primary ||= primary;
+    else out.set(term, { term, weight: queryWeight(term, weights), primary });
+  });
+  return [...out.values()];
+}
+
+function queryWeight(term: string, weights: LexicalWeights): number {
+  return term.startsWith(EXACT_PREFIX) ? weights.exact : 1;
 }
 
 export function bm25Stats(index: Bm25Index, query: string): Bm25Stats {
   const df = new Map<string, number>();
-  for (const term of queryTerms(query)) {
+  for (const { term } of queryTerms(query)) {
     const t = findTerm(index, term);
     if (t >= 0) df.set(term, index.df[t]!);
   }
@@ -183,23 +259,37 @@ export function bm25Stats(index: Bm25Index, query: string): Bm25Stats {
 }
 
 /**
- * The score no document of the index reaches for `terms`: Σ idf(t) × (k1 + 1), the limit of each
- * term's saturating part as its frequency grows. A term the index does not hold counts with the
- * idf of an unseen term (it is part of the query, and no document here can match it). A score
- * divided by this ceiling is the idf-weighted share of the query a chunk matches, in [0, 1).
+ * The score no document of the index reaches for `terms`: Σ w_q × idf(t) × (k1 + 1), the limit
+ * of each term's saturating part as its frequency grows, plus the largest proximity bonus
+ * (proximity.ts: at most `proximity` × min(1, idf) × (k1 + 1) per non-exact term). A term the index does
+ * not hold counts with the idf of an unseen term (it is part of the query, and no document here
+ * can match it). A score divided by this ceiling is the weighted share of the query a chunk
+ * matches, in [0, 1).
  */
-export function bm25Ceiling(stats: Bm25Stats, terms: Iterable<string>): number {
+export function bm25Ceiling(
+  stats: Bm25Stats,
+  terms: Iterable<string>,
+  weights: LexicalWeights = DEFAULT_WEIGHTS,
+): number {
   let sum = 0;
-  for (const term of terms) sum += bm25Idf(stats.docCount, stats.df.get(term) ?? 0) * (stats.k1 + 1);
+  for (const term of terms) {
+    const idf = bm25Idf(stats.docCount, stats.df.get(term) ?? 0);
+    const w = queryWeight(term, weights);
+    sum += w * idf * (stats.k1 + 1) + (w === 1 ? weights.proximity * Math.min(1, idf) * (stats.k1 + 1) : 0);
+  }
   return sum;
 }
 
 interface Scratch {
-  /** Score accumulator, re-zeroed where touched: no 8n-byte allocation per query. */
+  /** Score accumulators, re-zeroed where touched: no 8n-byte allocation per query. */
   scores: Float64Array;
+  titleScores: Float64Array;
+  headingScores: Float64Array;
+  /** Which query terms (the first 32) matched each document. */
+  matched: Uint32Array;
   /** Documents with a score, in the order first touched. */
   hits: Uint32Array;
-  /** k1 × (1 − b + b × length / avgdl) per document: the same for every query. */
+  /** 1 − b + b × length / avgdl per document: the same for every query. */
   norm: Float64Array;
 }
 
@@ -209,62 +299,125 @@ function scratchFor(index: Bm25Index): Scratch {
   let s = scratch.get(index);
   if (!s) {
     const n = index.docCount;
-    const { k1, b } = index.params;
+    const { b } = index.params;
     const { docLengths } = index;
     const avgdl = index.totalLength / n || 1;
     const norm = new Float64Array(n);
-    for (let doc = 0; doc < n; doc++) norm[doc] = k1 * (1 - b + (b * docLengths[doc]!) / avgdl);
-    s = { scores: new Float64Array(n), hits: new Uint32Array(n), norm };
+    for (let doc = 0; doc < n; doc++) norm[doc] = 1 - b + (b * docLengths[doc]!) / avgdl;
+    s = {
+      scores: new Float64Array(n),
+      titleScores: new Float64Array(n),
+      headingScores: new Float64Array(n),
+      matched: new Uint32Array(n),
+      hits: new Uint32Array(n),
+      norm,
+    };
     scratch.set(index, s);
   }
   return s;
 }
 
+/** A BM25F hit with its score taken apart by field and the query terms it matched. */
+export interface Bm25Hit extends SearchHit {
+  /** Parts of `score` from title and heading occurrences (the rest is the body's). */
+  titleScore: number;
+  headingScore: number;
+  /** Indexes into the query's terms (`queryTerms`) of those this document holds (the first 32). */
+  matched: number[];
+}
+
 /**
- * The k best documents for `query` (repeated query terms count once), best first; ties go to the
- * lower ordinal. `allowed[ordinal] === 1` restricts candidates (filter before ranking, so a
- * restricted search still returns k hits when k allowed documents match).
+ * The k best documents for `terms` by BM25F, best first; ties go to the lower ordinal.
+ * `allowed[ordinal] === 1` restricts candidates (filter before ranking, so a restricted search
+ * still returns k hits when k allowed documents match).
  */
-export function searchBm25(index: Bm25Index, query: string, k: number, allowed?: Uint8Array): SearchHit[] {
+export function searchBm25F(
+  index: Bm25Index,
+  terms: readonly QueryTerm[],
+  k: number,
+  allowed?: Uint8Array,
+  weights: LexicalWeights = DEFAULT_WEIGHTS,
+): Bm25Hit[] {
   const { k1 } = index.params;
   const n = index.docCount;
   if (n === 0 || k <= 0) return [];
-  const { scores, hits, norm } = scratchFor(index);
+  const { scores, titleScores, headingScores, matched, hits, norm } = scratchFor(index);
+  const wt = weights.title;
+  const wh = weights.headings;
   let hitCount = 0;
   const { postings, postingOffsets } = index;
-  for (const term of queryTerms(query)) {
+  terms.forEach(({ term, weight }, qi) => {
     const t = findTerm(index, term);
-    if (t < 0) continue;
-    const idf = bm25Idf(n, index.df[t]!);
+    if (t < 0 || weight <= 0) return;
+    const idf = weight * bm25Idf(n, index.df[t]!) * (k1 + 1);
+    const bit = qi < 32 ? 2 ** qi : 0;
     let p = postingOffsets[t]!;
     const end = postingOffsets[t + 1]!;
     let doc = 0;
-    while (p < end) {
-      // varints: one byte in the common case (gaps and term frequencies below 128)
+    const varint = () => {
+      // one byte in the common case (gaps and term frequencies below 64 and 128)
       let byte = postings[p++]!;
-      let gap = byte & 0x7f;
+      let v = byte & 0x7f;
       for (let shift = 7; byte & 0x80; shift += 7) {
         byte = postings[p++]!;
-        gap += (byte & 0x7f) * 2 ** shift;
+        v += (byte & 0x7f) * 2 ** shift;
       }
-      byte = postings[p++]!;
-      let tf = byte & 0x7f;
-      for (let shift = 7; byte & 0x80; shift += 7) {
-        byte = postings[p++]!;
-        tf += (byte & 0x7f) * 2 ** shift;
+      return v;
+    };
+    while (p < end) {
+      const head = varint();
+      const tfBody = varint();
+      let tfTitle = 0;
+      let tfHead = 0;
+      if (head % 2 === 1) {
+        tfTitle = varint();
+        tfHead = varint();
       }
-      doc += gap;
+      doc += Math.floor(head / 2);
       if (doc >= n) break; // only a damaged index (checksums make this unreachable)
       if (allowed && allowed[doc] !== 1) continue;
+      const body = tfBody / norm[doc]!;
+      const title = wt * tfTitle;
+      const heading = wh * tfHead;
+      const tt = body + title + heading;
+      if (tt <= 0) continue;
+      const s = (idf * tt) / (k1 + tt);
       if (scores[doc] === 0) hits[hitCount++] = doc;
-      scores[doc]! += (idf * tf * (k1 + 1)) / (tf + norm[doc]!);
+      scores[doc]! += s;
+      if (tfTitle + tfHead > 0) {
+        titleScores[doc]! += (s * title) / tt;
+        headingScores[doc]! += (s * heading) / tt;
+      }
+      matched[doc]! |= bit;
     }
-  }
+  });
   const top = new TopK(Math.min(k, hitCount));
+  for (let i = 0; i < hitCount; i++) top.push(scores[hits[i]!]!, hits[i]!);
+  const out = top.result().map((h): Bm25Hit => {
+    const m: number[] = [];
+    for (let qi = 0; qi < Math.min(32, terms.length); qi++)
+      if (matched[h.chunkOrdinal]! & (2 ** qi)) m.push(qi);
+    return {
+      ...h,
+      titleScore: titleScores[h.chunkOrdinal]!,
+      headingScore: headingScores[h.chunkOrdinal]!,
+      matched: m,
+    };
+  });
   for (let i = 0; i < hitCount; i++) {
     const doc = hits[i]!;
-    top.push(scores[doc]!, doc);
     scores[doc] = 0;
+    titleScores[doc] = 0;
+    headingScores[doc] = 0;
+    matched[doc] = 0;
   }
-  return top.result();
+  return out;
+}
+
+/** The k best documents for `query` by BM25F alone (no proximity), best first. */
+export function searchBm25(index: Bm25Index, query: string, k: number, allowed?: Uint8Array): SearchHit[] {
+  return searchBm25F(index, queryTerms(query), k, allowed).map(({ chunkOrdinal, score }) => ({
+    chunkOrdinal,
+    score,
+  }));
 }

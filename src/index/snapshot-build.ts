@@ -1,5 +1,6 @@
 import { createError } from '../errors.js';
-import { type Bm25Index, buildBm25, DEFAULT_BM25 } from './bm25.js';
+import { type Bm25Index, buildBm25, DEFAULT_BM25, type LexicalDoc } from './bm25.js';
+import { chunkHeadings, documentTitle } from './fields.js';
 import { buildHnswGraph, DEFAULT_HNSW } from './hnsw.js';
 import type { SnapshotParts } from './snapshot-format.js';
 import {
@@ -39,9 +40,13 @@ export function collectVectors(data: SnapshotData): Float32Array {
   return out;
 }
 
-export function collectTexts(data: SnapshotData): string[] {
-  const out: string[] = [];
-  for (const d of data.docs) for (const c of d.chunks) out.push(c.text);
+/** Each chunk's lexical fields (fields.ts), row = ordinal. */
+export function collectLexicalDocs(data: SnapshotData): LexicalDoc[] {
+  const out: LexicalDoc[] = [];
+  for (const d of data.docs) {
+    const title = documentTitle(d.path, d.format, d.chunks[0]?.text ?? '');
+    for (const c of d.chunks) out.push({ body: c.text, title, headings: chunkHeadings(c.text) });
+  }
   return out;
 }
 
@@ -51,9 +56,9 @@ export async function buildLexicalIndex(
   signal?: AbortSignal,
   onProgress?: BuildSnapshotOptions['onProgress'],
 ): Promise<Bm25Index> {
-  const texts = collectTexts(data);
-  return buildBm25(texts, params, async (done) => {
-    onProgress?.('lexical', done, texts.length);
+  const docs = collectLexicalDocs(data);
+  return buildBm25(docs, params, async (done) => {
+    onProgress?.('lexical', done, docs.length);
     await yieldTurn();
     throwIfCancelled(signal);
   });

@@ -20,17 +20,20 @@ import {
 import { decodeSnapshotV1 } from './snapshot-format-v1.js';
 import type { HnswParams, SnapshotChunk, SnapshotData, SnapshotDoc } from './snapshot-types.js';
 
-// Verification and decoding of snapshot files (v2, and v1 through snapshot-format-v1.ts). Pure.
+// Verification and decoding of snapshot files (v3 and v2, which share one layout, and v1 through
+// snapshot-format-v1.ts). Pure. A v2 file's lexical section holds the older BM25 (one field, no
+// stems): it is verified but not decoded, and the caller rebuilds the lexical index.
 // Every check raises SNAPSHOT_CORRUPT naming the file and what is wrong.
 
 export interface DecodedSnapshot {
-  version: 1 | 2;
+  version: 1 | 2 | 3;
   data: SnapshotData;
   /** All vectors, row = chunk ordinal (each chunk's `vector` is a view into it). */
   vectors: Float32Array;
-  /** v2 only (v1 is rebuilt). */
+  /** v2 and v3 (v1 is rebuilt). */
   hnsw?: HnswParams;
   graph?: Buffer;
+  /** v3 only (v1 and v2 are rebuilt). */
   bm25?: Bm25Index;
 }
 
@@ -61,7 +64,7 @@ export function snapshotVersion(bytes: Buffer, label: string): number {
     );
   }
   const version = bytes.readUInt32LE(8);
-  if (version !== 1 && version !== 2) {
+  if (version !== 1 && version !== 2 && version !== SNAPSHOT_VERSION) {
     if (footerIntact(bytes)) throw createError('SNAPSHOT_VERSION', { path: label, version });
     throw failFor(label)(`unknown version ${version} and no intact footer`);
   }
@@ -104,7 +107,8 @@ export function verifySnapshotV2(
   const header: SnapshotHeader = checked.data;
   const body = align8(PRELUDE + headerLen);
   const secs = header.sections;
-  if (header.version !== SNAPSHOT_VERSION) throw fail(`header field version: expected ${SNAPSHOT_VERSION}`);
+  const version = bytes.readUInt32LE(8);
+  if (header.version !== version) throw fail(`header field version: expected ${version}`);
   if (secs.length !== SECTION_NAMES.length)
     throw fail(`header field sections: expected ${SECTION_NAMES.length} entries, found ${secs.length}`);
   let expect = 0;
@@ -205,10 +209,14 @@ function decodeDocsV2(bytes: Buffer, header: SnapshotHeader, body: number, fail:
   return { docs, vectors, graph: sec('graph'), bm25: sec('bm25') };
 }
 
-/** Verify and decode a v1 or v2 file. v1 comes back without graph and BM25 (they are rebuilt). */
+/**
+ * Verify and decode a v1, v2 or v3 file. v1 comes back without graph and BM25, v2 without BM25
+ * (they are rebuilt).
+ */
 export function decodeSnapshot(bytes: Buffer, label: string): DecodedSnapshot {
   assertLittleEndianHost();
-  if (snapshotVersion(bytes, label) === 1) return { version: 1, ...decodeSnapshotV1(bytes, label) };
+  const version = snapshotVersion(bytes, label);
+  if (version === 1) return { version: 1, ...decodeSnapshotV1(bytes, label) };
   const fail = failFor(label);
   const { header, body } = verifySnapshotV2(bytes, label);
   const { docs, vectors, graph, bm25 } = decodeDocsV2(bytes, header, body, fail);
@@ -218,11 +226,11 @@ export function decodeSnapshot(bytes: Buffer, label: string): DecodedSnapshot {
   }
   if (n === 0 && graph.length !== 0) throw fail('graph present without chunks');
   return {
-    version: 2,
+    version: version === 2 ? 2 : 3,
     data: { fingerprint: header.fingerprint, dimension: header.dimension, docs },
     vectors,
     hnsw: header.hnsw,
     graph: Buffer.from(graph),
-    bm25: decodeBm25(bm25, n, fail),
+    ...(version === 2 ? {} : { bm25: decodeBm25(bm25, n, fail) }),
   };
 }

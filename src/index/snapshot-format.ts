@@ -12,13 +12,14 @@ import {
   type SnapshotDoc,
 } from './snapshot-types.js';
 
-// Snapshot format v2, encoding side (pure, over Buffers); snapshot-decode.ts reads it back.
+// Snapshot format v3 (v2's layout), encoding side (pure, over Buffers); snapshot-decode.ts reads it back.
 // Grammar and checksum argument: STORAGE.md.
 
 export const SNAPSHOT_MAGIC = Buffer.from('KRTYSNAP', 'latin1');
 /** The footer layout is the same in every version from 2 on, so a newer file is recognised as such. */
 export const FOOTER_MAGIC = Buffer.from('KRTYSEND', 'latin1');
-export const SNAPSHOT_VERSION = 2;
+/** 3: the lexical section holds BM25F (fields, stems, exact forms); v2's plain BM25 is rebuilt at open. */
+export const SNAPSHOT_VERSION = 3;
 export const PRELUDE = 16;
 export const FOOTER = 48;
 export const CHUNK_RECORD = 36;

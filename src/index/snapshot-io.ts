@@ -6,6 +6,7 @@ import type { ModelFingerprint } from '../types.js';
 import { loadHnswGraph } from './hnsw.js';
 import {
   type BuildSnapshotOptions,
+  buildLexicalIndex,
   buildSnapshot,
   collectVectors,
   throwIfCancelled,
@@ -126,7 +127,7 @@ export interface OpenSnapshotOptions {
   env?: FsEnv;
   /** The store's model fingerprint: a snapshot built with another is refused. */
   expectFingerprint?: ModelFingerprint;
-  /** Rewrite a v1 file as v2 on disk (default true; false serves the rebuilt index from memory). */
+  /** Rewrite an older file (v1, v2) in the current format (default true; false serves the rebuilt index from memory). */
   promote?: boolean;
   scratchDir?: string;
   /** Query-time ef (default: the value stored in the snapshot). */
@@ -140,7 +141,8 @@ class PromotionRaced extends Error {}
 /**
  * Open the snapshot at `path`, or null when there is none. Removes temp files of dead writers,
  * verifies every checksum (SNAPSHOT_CORRUPT), refuses another model's index
- * (FINGERPRINT_MISMATCH), and rebuilds a v1 file into v2, promoting it atomically.
+ * (FINGERPRINT_MISMATCH), and rebuilds an older file (v1, v2) into the current format, promoting
+ * it atomically.
  */
 export async function openSnapshot(
   path: string,
@@ -182,17 +184,29 @@ async function openAttempt(
   let parts: SnapshotParts;
   let promoted = false;
   let promotionError: string | undefined;
-  if (decoded.version === 1) {
-    const data: SnapshotData = { ...decoded.data, docs: sortDocs(decoded.data.docs) };
-    try {
-      parts = await buildSnapshot(data, { scratchDir });
-    } catch (err) {
-      if (!isKorttyError(err, 'INVALID_ARGUMENT')) throw err;
-      throw createError(
-        'SNAPSHOT_CORRUPT',
-        { path, reason: `v1 content cannot be rebuilt: ${err.message}` },
-        err,
-      );
+  if (decoded.version === 3) {
+    parts = { data: decoded.data, hnsw: decoded.hnsw!, graph: decoded.graph!, bm25: decoded.bm25! };
+  } else {
+    if (decoded.version === 1) {
+      const data: SnapshotData = { ...decoded.data, docs: sortDocs(decoded.data.docs) };
+      try {
+        parts = await buildSnapshot(data, { scratchDir });
+      } catch (err) {
+        if (!isKorttyError(err, 'INVALID_ARGUMENT')) throw err;
+        throw createError(
+          'SNAPSHOT_CORRUPT',
+          { path, reason: `v1 content cannot be rebuilt: ${err.message}` },
+          err,
+        );
+      }
+    } else {
+      // v2: graph and data are current; the lexical index is rebuilt from the stored texts.
+      parts = {
+        data: decoded.data,
+        hnsw: decoded.hnsw!,
+        graph: decoded.graph!,
+        bm25: await buildLexicalIndex(decoded.data),
+      };
     }
     if (opts.promote !== false) {
       try {
@@ -213,8 +227,6 @@ async function openAttempt(
           err instanceof PromotionRaced ? 'the file changed during promotion' : (err as Error).message;
       }
     }
-  } else {
-    parts = { data: decoded.data, hnsw: decoded.hnsw!, graph: decoded.graph!, bm25: decoded.bm25! };
   }
   // v1 documents may have been re-sorted: the rows must follow the rebuilt ordinals
   const vectors = decoded.version === 1 ? collectVectors(parts.data) : decoded.vectors;

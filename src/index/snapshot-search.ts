@@ -1,7 +1,8 @@
 import { createError } from '../errors.js';
-import { type Bm25Index, type Bm25Stats, bm25Stats, searchBm25 } from './bm25.js';
+import { type Bm25Index, type Bm25Stats, bm25Stats } from './bm25.js';
 import { exactSearch, vectorNorms } from './exact-search.js';
 import type { HnswSearcher } from './hnsw.js';
+import { type LexicalHit, searchLexical } from './lexical-search.js';
 import type { HnswParams, SearchHit, SnapshotChunk, SnapshotData, SnapshotDoc } from './snapshot-types.js';
 
 // Query side of an opened snapshot: vector search (HNSW, or exact when a source filter leaves
@@ -13,18 +14,18 @@ export interface OpenSnapshot {
   readonly data: SnapshotData;
   readonly chunkCount: number;
   readonly hnsw: HnswParams;
-  /** 1 when this open found a v1 file (rebuilt, and promoted on disk unless `promote: false`). */
-  readonly openedVersion: 1 | 2;
-  /** True when this open rewrote a v1 file as v2. */
+  /** The version this open found: 1 and 2 are rebuilt (and promoted on disk unless `promote: false`). */
+  readonly openedVersion: 1 | 2 | 3;
+  /** True when this open rewrote an older file in the current format. */
   readonly promoted: boolean;
-  /** Why a v1 file could not be promoted (the rebuilt index is then served from memory). */
+  /** Why an older file could not be promoted (the rebuilt index is then served from memory). */
   readonly promotionError?: string;
   /** Temp files of dead writers removed from the directory by this open. */
   readonly removedTemps: string[];
   /** Cosine similarity, best first; only chunks of `allowedSourceIds` when given. */
   searchVector(query: Float32Array, k: number, allowedSourceIds?: Set<string>): SearchHit[];
-  /** BM25 score, best first; only chunks of `allowedSourceIds` when given. */
-  searchLexical(query: string, k: number, allowedSourceIds?: Set<string>): SearchHit[];
+  /** Lexical score (BM25F and proximity), best first, each hit explained; only chunks of `allowedSourceIds` when given. */
+  searchLexical(query: string, k: number, allowedSourceIds?: Set<string>): LexicalHit[];
   /** This snapshot's BM25 statistics for the query's terms (see `bm25Ceiling`). */
   lexicalStats(query: string): Bm25Stats;
   chunkAt(ordinal: number): { doc: SnapshotDoc; chunk: SnapshotChunk };
@@ -45,7 +46,7 @@ export interface SearchState {
   hnsw: HnswParams;
   graph: HnswSearcher | null;
   bm25: Bm25Index;
-  openedVersion: 1 | 2;
+  openedVersion: 1 | 2 | 3;
   promoted: boolean;
   promotionError?: string;
   removedTemps: string[];
@@ -121,7 +122,15 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
     },
     searchLexical(query, k, allowedSourceIds) {
       open();
-      return searchBm25(s.bm25, query, k, allowedSourceIds ? mask(allowedSourceIds).mask : undefined);
+      const textOf = (ordinal: number) =>
+        s.data.docs[docOf[ordinal]!]!.chunks[ordinal - firstOf[docOf[ordinal]!]!]!.text;
+      return searchLexical(
+        s.bm25,
+        query,
+        k,
+        textOf,
+        allowedSourceIds ? mask(allowedSourceIds).mask : undefined,
+      );
     },
     lexicalStats(query) {
       open();

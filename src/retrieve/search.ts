@@ -2,7 +2,7 @@ import { countTokens } from '../chunk/tokenizer.js';
 import { createError } from '../errors.js';
 import { type Bm25Stats, bm25Ceiling } from '../index/bm25.js';
 import type { OpenSnapshot } from '../index/snapshot-search.js';
-import type { Candidate, Excerpt, ModelFingerprint } from '../types.js';
+import type { Candidate, Excerpt, LexicalExplain, ModelFingerprint } from '../types.js';
 import { renderContextBlock } from './block.js';
 import { selectExcerpts } from './bounds.js';
 import type { FusionOptions } from './fuse.js';
@@ -285,7 +285,12 @@ export function snapshotBackend(
   store: Pick<SearchableStore, 'id' | 'name'>,
   snap: OpenSnapshot,
 ): StoreBackend {
-  const toCandidate = (ordinal: number, score: number, kind: 'vector' | 'lexical'): Candidate => {
+  const toCandidate = (
+    ordinal: number,
+    score: number,
+    kind: 'vector' | 'lexical',
+    explain?: LexicalExplain,
+  ): Candidate => {
     const { doc, chunk } = snap.chunkAt(ordinal);
     return {
       key: `${store.id}:${chunk.id}`,
@@ -300,6 +305,7 @@ export function snapshotBackend(
       text: chunk.text,
       tokens: chunk.tokens,
       ...(kind === 'vector' ? { vectorScore: score } : { lexicalScore: score }),
+      ...(explain ? { explain } : {}),
       fusedScore: 0,
       chunkId: chunk.id,
       contentSha256: doc.sha256,
@@ -309,7 +315,9 @@ export function snapshotBackend(
     vector: (q, k, allowed) =>
       snap.searchVector(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'vector')),
     lexical: (q, k, allowed) =>
-      snap.searchLexical(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical')),
+      snap
+        .searchLexical(q, k, allowed)
+        .map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical', h.explain)),
     lexicalStats: (q) => snap.lexicalStats(q),
     close: () => snap.close(),
   };

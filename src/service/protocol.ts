@@ -283,19 +283,25 @@ const CANDIDATE_OPTIONAL = [
   'lexicalScore',
 ];
 
+/** A lexical hit's explanation (matched terms, each signal's share of its score). */
+function explainProblem(x: unknown): string | undefined {
+  if (x === undefined) return undefined;
+  if (!isObj(x) || !Array.isArray(x.matched) || !x.matched.every((m) => typeof m === 'string'))
+    return 'explain.matched is not a list of terms';
+  const s = x.shares;
+  if (!isObj(s) || !['title', 'headings', 'body', 'proximity'].every((k) => typeof s[k] === 'number'))
+    return 'explain.shares is not four numbers';
+  return undefined;
+}
+
 function candidateProblem(c: unknown, excerpt: boolean): string | undefined {
   if (!isObj(c)) return 'not an object';
+  const ex = explainProblem(c.explain);
+  if (ex) return ex;
   for (const k of CANDIDATE_STRINGS) if (typeof c[k] !== 'string') return `${k} is not a string`;
   for (const k of CANDIDATE_NUMBERS) if (typeof c[k] !== 'number') return `${k} is not a number`;
   for (const k of CANDIDATE_OPTIONAL)
     if (c[k] !== undefined && typeof c[k] !== 'number') return `${k} is not a number`;
-  if (c.explain !== undefined) {
-    const x = c.explain;
-    if (!isObj(x) || !Array.isArray(x.matched) || !x.matched.every((m) => typeof m === 'string'))
-      return 'explain.matched is not a list of terms';
-    if (!isObj(x.shares) || !Object.values(x.shares).every((v) => typeof v === 'number'))
-      return 'explain.shares is not a set of numbers';
-  }
   if (excerpt) {
     if (typeof c.marker !== 'string' || !/^R\d+$/.test(c.marker)) return 'marker is not R<n>';
     if (typeof c.rank !== 'number' || typeof c.originalTokens !== 'number') return 'rank is not a number';

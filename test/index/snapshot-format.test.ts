@@ -34,7 +34,7 @@ test('round trip: every document, chunk field and vector comes back unchanged', 
   t.truthy(snap);
   t.deepEqual(plain(snap!.data), plain(data));
   t.is(snap!.chunkCount, 20);
-  t.is(snap!.openedVersion, 2);
+  t.is(snap!.openedVersion, 3);
   snap!.close();
 });
 
@@ -132,7 +132,7 @@ test('truncation at any length and appended bytes are detected', async (t) => {
 test('a file of a newer version with intact checksums is SNAPSHOT_VERSION, not corruption', async (t) => {
   const { bytes } = await smallFile();
   const v3 = Buffer.from(bytes);
-  v3.writeUInt32LE(3, 8);
+  v3.writeUInt32LE(4, 8);
   // re-seal the header digest the way a future writer would
   const headerEnd = 16 + v3.readUInt32LE(12);
   const { createHash } = await import('node:crypto');
@@ -148,13 +148,13 @@ test('a file of a newer version with intact checksums is SNAPSHOT_VERSION, not c
     }
   })();
   t.true(isKorttyError(err, 'SNAPSHOT_VERSION'));
-  t.regex((err as Error).message, /unsupported snapshot version 3/);
+  t.regex((err as Error).message, /unsupported snapshot version 4/);
 });
 
 test('layout: magic, version, 8-aligned sections in fixed order, footer magic', async (t) => {
   const { bytes } = await smallFile();
   t.true(bytes.subarray(0, 8).equals(SNAPSHOT_MAGIC));
-  t.is(bytes.readUInt32LE(8), 2);
+  t.is(bytes.readUInt32LE(8), 3);
   t.true(bytes.subarray(bytes.length - 8).equals(FOOTER_MAGIC));
   const { header } = verifySnapshotV2(bytes, 'layout');
   t.deepEqual(

@@ -1,10 +1,14 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import test from 'ava';
 import { isKorttyError } from '../../src/errors.js';
+import { buildBm25 } from '../../src/index/bm25.js';
 import { buildHnswGraph, DEFAULT_HNSW } from '../../src/index/hnsw.js';
+import { buildSnapshot, collectLexicalDocs } from '../../src/index/snapshot-build.js';
 import { decodeSnapshot } from '../../src/index/snapshot-decode.js';
+import { encodeSnapshot } from '../../src/index/snapshot-format.js';
 import { encodeSnapshotV1 } from '../../src/index/snapshot-format-v1.js';
 import { openSnapshot, type SnapshotStep, writeSnapshot } from '../../src/index/snapshot-io.js';
 import { tempNonce } from '../../src/storage/atomic-write.js';
@@ -47,7 +51,7 @@ test('no snapshot file: openSnapshot returns null', async (t) => {
   t.is(await openSnapshot(join(dirname(freshSnapshotPath()), 'index.hnsw')), null);
 });
 
-test('v1 is rebuilt into v2 and promoted atomically; the content is unchanged', async (t) => {
+test('v1 is rebuilt into the current format and promoted atomically; the content is unchanged', async (t) => {
   const path = freshSnapshotPath();
   const data = makeData({ sources: 3, docsPerSource: 4, chunksPerDoc: 5, dim: 8 });
   writeFileSync(path, encodeSnapshotV1(data, 6));
@@ -59,7 +63,7 @@ test('v1 is rebuilt into v2 and promoted atomically; the content is unchanged', 
   // replaced by rename (a new inode), now a valid v2 file with the same content
   t.not(statSync(path).ino, inodeBefore);
   const onDisk = decodeSnapshot(readFileSync(path), path);
-  t.is(onDisk.version, 2);
+  t.is(onDisk.version, 3);
   t.deepEqual(plain(onDisk.data), plain(data));
   t.deepEqual(tempsIn(path), []);
   // promotion gives exactly the bytes a direct v2 write gives
@@ -70,7 +74,7 @@ test('v1 is rebuilt into v2 and promoted atomically; the content is unchanged', 
   const hit = snap.searchVector(data.docs[5]!.chunks[2]!.vector, 1)[0]!;
   t.is(snap.chunkAt(hit.chunkOrdinal).chunk.id, data.docs[5]!.chunks[2]!.id);
   const again = (await openSnapshot(path))!;
-  t.is(again.openedVersion, 2);
+  t.is(again.openedVersion, 3);
   t.false(again.promoted);
 });
 
@@ -259,7 +263,7 @@ test('promotion never overwrites a snapshot another writer activated meanwhile',
   };
   const snap = (await openSnapshot(path, { env }))!;
   t.true(raced);
-  t.is(snap.openedVersion, 2);
+  t.is(snap.openedVersion, 3);
   t.false(snap.promoted);
   t.deepEqual(plain(snap.data), plain(newer));
   t.true(readFileSync(path).equals(newerBytes));
@@ -284,4 +288,52 @@ test('a v1 store whose directory cannot be written is still served, with the rea
   t.regex(snap.promotionError ?? '', /EACCES/);
   t.deepEqual(plain(snap.data), plain(data));
   t.true(readFileSync(path).equals(v1));
+});
+
+/**
+ * A v2 file: the same layout as v3, its lexical section the older index. Here that section holds
+ * an index of other texts, so reading it as current would give visibly wrong hits.
+ */
+async function v2File(data: ReturnType<typeof makeData>, scratchDir: string): Promise<Buffer> {
+  const parts = await buildSnapshot(data, { scratchDir });
+  const stale = await buildBm25(
+    collectLexicalDocs(data).map(() => ({ body: 'stale words only', title: '', headings: '' })),
+  );
+  const bytes = encodeSnapshot({ ...parts, bm25: stale });
+  const headerEnd = 16 + bytes.readUInt32LE(12);
+  const header = bytes.toString('utf8', 16, headerEnd);
+  bytes.writeUInt32LE(2, 8);
+  bytes.write(header.replace('{"version":3,', '{"version":2,'), 16, 'utf8');
+  createHash('sha256')
+    .update(bytes.subarray(0, headerEnd))
+    .digest()
+    .copy(bytes, bytes.length - 48);
+  return bytes;
+}
+
+test('a v2 file is read with its lexical index rebuilt from the texts (never misread), then promoted', async (t) => {
+  const path = freshSnapshotPath();
+  const data = makeData();
+  const v2 = await v2File(data, dirname(path));
+  t.is(decodeSnapshot(v2, 'v2').version, 2);
+  t.is(decodeSnapshot(v2, 'v2').bm25, undefined);
+  writeFileSync(path, v2);
+  const memory = (await openSnapshot(path, { promote: false }))!;
+  t.is(memory.openedVersion, 2);
+  t.false(memory.promoted);
+  t.true(readFileSync(path).equals(v2));
+  // the stale section's words find nothing; the texts' own words find their chunk
+  t.deepEqual(memory.searchLexical('stale words', 5), []);
+  t.is(memory.searchLexical('s1d1c2', 1)[0]!.chunkOrdinal, 11);
+  memory.close();
+  const snap = (await openSnapshot(path))!;
+  t.is(snap.openedVersion, 2);
+  t.true(snap.promoted);
+  t.is(decodeSnapshot(readFileSync(path), path).version, 3);
+  const direct = freshSnapshotPath();
+  await writeSnapshot(direct, data);
+  t.true(readFileSync(direct).equals(readFileSync(path)));
+  const again = (await openSnapshot(path))!;
+  t.is(again.openedVersion, 3);
+  t.is(again.searchLexical('s1d1c2', 1)[0]!.chunkOrdinal, 11);
 });

@@ -51,7 +51,7 @@ test('an index built with another embedding configuration is rejected with a cle
   t.regex(err!.message, /Rebuild the store/);
 });
 
-test('a legacy v1 snapshot is rebuilt into v2 and promoted on first open', async (t) => {
+test('a legacy v1 snapshot is rebuilt into the current format and promoted on first open', async (t) => {
   const { home } = await indexed();
   const path = snapshotPath(DOCS_ID, home);
   const v2 = await openSnapshot(path);
@@ -63,7 +63,7 @@ test('a legacy v1 snapshot is rebuilt into v2 and promoted on first open', async
   t.true(reopened!.promoted);
   reopened!.close();
   const again = await openSnapshot(path);
-  t.is(again!.openedVersion, 2);
+  t.is(again!.openedVersion, 3);
   t.deepEqual(
     again!.data.docs.map((d) => [d.path, d.sha256, d.chunks.map((c) => c.id)]),
     data.docs.map((d) => [d.path, d.sha256, d.chunks.map((c) => c.id)]),
