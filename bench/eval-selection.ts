@@ -8,12 +8,16 @@
 // search() runs with query shaping on and off, next to textbook BM25 over the same chunks with the
 // same bounds. Built under temp directories, never in the repository. Method: docs/EVAL.md.
 //
-//   node dist/bench/eval-selection.js [--update-doc] [--misses]
-//   KORTTY_EVAL_SELECTION_KEEP=DIR also writes the pages and queries (queries.json) to DIR.
+//   node dist/bench/eval-selection.js [--update-doc] [--misses] [--modes=lexical,default] [--set=selection]
+//   --modes and --set narrow a run for quick comparisons (the baseline always runs); --update-doc
+//   needs the full run. KORTTY_EVAL_SELECTION_KEEP=DIR also writes the pages and queries
+//   (queries.json) to DIR; KORTTY_EVAL_SELECTION_EXTRA=N adds N unrelated man pages of this
+//   machine (bench/man-pages.ts, never relevant) to the corpus, to rank against a larger store.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { createSearchDeps } from '../src/app/search-deps.js';
 import { countTokens } from '../src/chunk/tokenizer.js';
 import { STARTER_MODEL_ID } from '../src/embed/starter-model.js';
@@ -26,6 +30,7 @@ import { createDefaultPorts } from '../src/store/default-ports.js';
 import { addSources, createStore, findStore } from '../src/store/engine.js';
 import { resolveModel } from '../src/store/model-resolve.js';
 import type { Candidate } from '../src/types.js';
+import { loadManPages } from './man-pages.js';
 import { buildProject, captureCases, renderPages } from './selection-capture.js';
 import { LINE_CASES, PAGES, RUN_CASES } from './selection-cases.js';
 import { BASELINE, misses, renderSetReport, type SetRun, type SystemRun } from './selection-report.js';
@@ -40,8 +45,46 @@ const docOf = (path: string) => basename(path, '.txt');
 /** Fewer selection queries than this fail the run (exit code 1). */
 const MIN_SELECTION_QUERIES = 80;
 
+function options() {
+  const { values } = parseArgs({
+    options: {
+      'update-doc': { type: 'boolean', default: false },
+      misses: { type: 'boolean', default: false },
+      modes: { type: 'string' },
+      set: { type: 'string' },
+    },
+  });
+  const modes = values.modes?.split(',') ?? MODES;
+  for (const m of modes) {
+    if (!(MODES as string[]).includes(m))
+      throw new Error(`--modes: unknown mode ${m} (known: ${MODES.join(', ')})`);
+  }
+  const sets = values.set?.split(',') ?? ['selection', 'proxy'];
+  for (const x of sets)
+    if (x !== 'selection' && x !== 'proxy')
+      throw new Error(`--set: unknown set ${x} (known: selection, proxy)`);
+  const extra = Number(process.env.KORTTY_EVAL_SELECTION_EXTRA ?? 0);
+  if (!Number.isInteger(extra) || extra < 0) {
+    throw new Error(
+      `KORTTY_EVAL_SELECTION_EXTRA: ${process.env.KORTTY_EVAL_SELECTION_EXTRA} is not a page count`,
+    );
+  }
+  const partial = modes.length < MODES.length || sets.length < 2 || extra > 0;
+  if (values['update-doc'] && partial) {
+    throw new Error('--update-doc: docs/EVAL.md gets the full run only (no --modes, --set or extra pages)');
+  }
+  return {
+    updateDoc: values['update-doc'],
+    misses: values.misses,
+    modes: modes as (SearchMode | 'default')[],
+    sets,
+    extra,
+  };
+}
+
 async function main() {
-  const updateDoc = process.argv.includes('--update-doc');
+  const opt = options();
+  const updateDoc = opt.updateDoc;
   const t0 = performance.now();
   const home = await mkdtemp(join(tmpdir(), 'kortty-eval-sel-home-'));
   process.env.KORTTY_HOME = home;
@@ -51,9 +94,12 @@ async function main() {
     const corpus = join(root, 'pages');
     await mkdir(corpus);
     for (const p of pages) await writeFile(join(corpus, `${p.name}.txt`), p.text);
+    const names = new Set(pages.map((p) => p.name));
+    const extra = opt.extra > 0 ? (await loadManPages(opt.extra)).filter((p) => !names.has(p.name)) : [];
+    for (const p of extra) await writeFile(join(corpus, `${p.name}.txt`), p.text);
     const project = await buildProject(join(root, 'project'));
     const captured = await captureCases(project, RUN_CASES);
-    const selection = assembleSelection(RUN_CASES, LINE_CASES, new Set(pages.map((p) => p.name)), captured);
+    const selection = assembleSelection(RUN_CASES, LINE_CASES, names, captured);
     const proxy = assembleProxy(pages);
     const buildMs = performance.now() - t0;
     // The set is only worth its figures with enough queries: fewer means this machine lacks the
@@ -81,9 +127,9 @@ async function main() {
       home,
     );
     const indexMs = performance.now() - t1;
-    if (res.summary.indexed !== pages.length || res.summary.problems > 0) {
+    if (res.summary.indexed !== pages.length + extra.length || res.summary.problems > 0) {
       throw new Error(
-        `selection-pages: indexed ${res.summary.indexed} of ${pages.length} pages, ${res.summary.problems} problems`,
+        `selection-pages: indexed ${res.summary.indexed} of ${pages.length + extra.length} pages, ${res.summary.problems} problems`,
       );
     }
     const cfg = await findStore('selection-pages', home);
@@ -116,7 +162,7 @@ async function main() {
     const runSet = async (title: string, queries: EvalQuery[]): Promise<SetRun> => {
       const systems: SystemRun[] = [{ name: BASELINE, shape: null, ranked: [], bounded: [] }];
       for (const shape of [true, false])
-        for (const m of MODES) systems.push({ name: m, shape, ranked: [], bounded: [] });
+        for (const m of opt.modes) systems.push({ name: m, shape, ranked: [], bounded: [] });
       for (const q of queries) {
         const top = rankTextbook(textbook, q.text, CANDIDATES_PER_LIST).map(
           (h, i): Candidate => ({
@@ -147,14 +193,23 @@ async function main() {
       }
       return { title, queries, systems };
     };
-    const sel = await runSet(
-      `Selection set: ${selection.queries.length} terminal selections of real programs, judged by the program's page`,
-      selection.queries,
-    );
-    const prx = await runSet(
-      `Question proxy (derived): ${proxy.queries.length} questions made from each page's first DESCRIPTION sentence, names masked`,
-      proxy.queries,
-    );
+    const runs: SetRun[] = [];
+    if (opt.sets.includes('selection')) {
+      runs.push(
+        await runSet(
+          `Selection set: ${selection.queries.length} terminal selections of real programs, judged by the program's page`,
+          selection.queries,
+        ),
+      );
+    }
+    if (opt.sets.includes('proxy')) {
+      runs.push(
+        await runSet(
+          `Question proxy (derived): ${proxy.queries.length} questions made from each page's first DESCRIPTION sentence, names masked`,
+          proxy.queries,
+        ),
+      );
+    }
     const searchMs = performance.now() - t1;
     await deps.close();
 
@@ -164,14 +219,12 @@ async function main() {
       .map((k) => `${selection.queries.filter((q) => q.kind === k).length} ${k}`)
       .join(', ');
     const report = [
-      `Corpus: ${pages.length} man pages rendered by man-db (${cached} from the cache; ${missing.length ? `missing, left out: ${missing.join(', ')}` : 'none missing'}), ` +
+      `Corpus: ${pages.length} man pages rendered by man-db (${cached} from the cache; ${missing.length ? `missing, left out: ${missing.join(', ')}` : 'none missing'})` +
+        `${extra.length ? ` and ${extra.length} unrelated pages (never relevant)` : ''}, ` +
         `${chunks.length} chunks, indexed in ${sec(indexMs)}. Model: ${MODEL_ID} (${model.fingerprint.dimension} d, sha256 ${model.sha256.slice(0, 12)}).`,
       `Selection queries: ${selection.queries.length} (${kinds}); cases left out: ${selection.notes.length}. ` +
         `Pages, project and captures built in ${sec(buildMs)}; ${searches} search() calls in ${sec(searchMs)}.`,
-      '',
-      renderSetReport(sel),
-      '',
-      renderSetReport(prx),
+      ...runs.flatMap((r) => ['', renderSetReport(r)]),
     ].join('\n');
     console.log(report);
     if (selection.queries.length < MIN_SELECTION_QUERIES) {
@@ -179,8 +232,8 @@ async function main() {
         `FAILED: ${selection.queries.length} selection queries, at least ${MIN_SELECTION_QUERIES} needed (see the notes)`,
       );
     }
-    if (process.argv.includes('--misses')) {
-      for (const run of [sel, prx]) {
+    if (opt.misses) {
+      for (const run of runs) {
         for (const s of run.systems.filter((x) => x.name === BASELINE || (x.name === 'default' && x.shape))) {
           console.log(`\nnot at rank 1, ${s.name}${s.shape ? ' (shaping on)' : ''}, ${run.title}:`);
           for (const m of misses(run, s)) console.log(`  ${m}`);

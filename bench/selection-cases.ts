@@ -199,8 +199,13 @@ export const SCROLLBACK_TREE = {
   filesPerDir: 64,
 };
 
+/** Above Linux's highest possible pid (PID_MAX_LIMIT, 2^22): no process can have it, so kill and
+ * strace fail the same way everywhere and never touch a real process. */
+const NO_PID = '4194305';
 const closed = '127.0.0.1'; // port 1 on loopback: nothing listens there, so connections are refused
 
+// Every case fails or prints without side effects outside the project: paths it may write are
+// relative to it (and missing), system paths are only read, connections go to the closed port.
 export const RUN_CASES: readonly RunCase[] = [
   // archives and compression
   { id: 'tar-missing-archive', page: 'tar', argv: ['tar', '-xzf', 'site-backup.tar.gz'], frame: 'output' },
@@ -462,9 +467,9 @@ export const RUN_CASES: readonly RunCase[] = [
   {
     id: 'tee-no-dir',
     page: 'tee',
-    argv: ['tee', '/var/log/app/run.log'],
+    argv: ['tee', 'logs/run.log'],
     stdin: 'notes.txt',
-    shown: 'tee /var/log/app/run.log < notes.txt',
+    shown: 'tee logs/run.log < notes.txt',
     frame: 'output',
   },
   { id: 'split-bad-chunks', page: 'split', argv: ['split', '-n', 'x', 'a.txt'], frame: 'output' },
@@ -473,7 +478,7 @@ export const RUN_CASES: readonly RunCase[] = [
   { id: 'less-missing', page: 'less', argv: ['less', 'CHANGELOG.md'], frame: 'output' },
   { id: 'cat-missing', page: 'cat', argv: ['cat', '.env.production'], frame: 'output' },
   // processes and environment
-  { id: 'kill-no-process', page: 'kill', argv: ['kill', '999999'], frame: 'output' },
+  { id: 'kill-no-process', page: 'kill', argv: ['kill', NO_PID], frame: 'output' },
   {
     id: 'ps-bad-option',
     page: 'ps',
@@ -499,7 +504,7 @@ export const RUN_CASES: readonly RunCase[] = [
   },
   { id: 'seq-invalid', page: 'seq', argv: ['seq', '1', 'x'], frame: 'output' },
   { id: 'basename-missing-operand', page: 'basename', argv: ['basename'], frame: 'output' },
-  { id: 'strace-no-process', page: 'strace', argv: ['strace', '-p', '999999'], frame: 'output' },
+  { id: 'strace-no-process', page: 'strace', argv: ['strace', '-p', NO_PID], frame: 'output' },
   { id: 'strace-missing', page: 'strace', argv: ['strace', '-f', './build/app'], frame: 'prompt' },
   {
     id: 'tmux-no-server',

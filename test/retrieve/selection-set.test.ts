@@ -1,5 +1,6 @@
 import test from 'ava';
 import { LINE_CASES, PAGES, RUN_CASES } from '../../bench/selection-cases.js';
+import { BASELINE, misses, renderSetReport } from '../../bench/selection-report.js';
 import {
   assembleProxy,
   assembleSelection,
@@ -195,4 +196,42 @@ test('textbook BM25: lowercase ASCII words, Okapi scores by hand, ties to the lo
     rankTextbook(tie, 'x', 1).map((h) => h.chunk),
     [0],
   );
+});
+
+test('the set report: quality per system, Δ against the baseline and of shaping, misses', (t) => {
+  const queries = [
+    { id: 'q1', set: 'selection' as const, kind: 'output' as const, page: 'tar', text: 'tar: x' },
+    { id: 'q2', set: 'selection' as const, kind: 'line' as const, page: 'git', text: 'git log' },
+  ];
+  const run = {
+    title: 'Tiny',
+    queries,
+    systems: [
+      {
+        name: BASELINE,
+        shape: null,
+        ranked: [['gzip', 'tar'], ['git']],
+        bounded: [['gzip', 'tar'], ['git']],
+      },
+      { name: 'default', shape: true, ranked: [['tar'], ['git']], bounded: [['tar'], ['git']] },
+      {
+        name: 'default',
+        shape: false,
+        ranked: [['gzip'], ['ls', 'git']],
+        bounded: [['gzip'], ['ls', 'git']],
+      },
+    ],
+  };
+  const report = renderSetReport(run);
+  t.true(report.includes('| textbook BM25 | — | 1.000 | 0.750 |'), report);
+  t.true(report.includes('| default | on | 1.000 | 1.000 | 1.000 |'), report);
+  // shaping on against off: MRR 0.25 → 1 (+0.750), recall@6 0.5 → 1 (+0.500)
+  t.true(report.includes('| default: shaping on vs off | MRR | 0.250 | 1.000 | +0.750 |'), report);
+  t.true(report.includes('| default: shaping on vs off | recall@6 | 0.500 | 1.000 | +0.500 |'), report);
+  t.true(report.includes('| default (shaping on) vs textbook BM25 | MRR | 0.750 | 1.000 | +0.250 |'), report);
+  t.deepEqual(misses(run, run.systems[0]!), ['q1 (output) tar: rank 2; top gzip, tar']);
+  t.deepEqual(misses(run, run.systems[2]!), [
+    'q1 (output) tar: not found; top gzip',
+    'q2 (line) git: rank 2; top ls, git',
+  ]);
 });
