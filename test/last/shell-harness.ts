@@ -222,7 +222,6 @@ export async function startShell(
 /** The OSC 133 marks in raw pane output, in order, unwrapped from tmux's DCS passthrough. */
 export function marksIn(raw: string): string[] {
   const out: string[] = [];
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the marks are control sequences
   const re = /(?:\x1bPtmux;\x1b)?\x1b\]133;([^\x07\x1b]*)(?:\x07|\x1b\\)/g;
   for (const m of raw.matchAll(re)) out.push(m[1]!);
   return out;
