@@ -81,19 +81,28 @@ if status is-interactive
         set -l old (umask)
         umask 077
         test -d $dir; or mkdir -p $dir
-        if __kr_query
-            if test $argv[1] = start
-                set -g __kr_run "run-command "(__kr_enc $argv[2] 4096) "run-start $__kr_pos" "run-anchor "(__kr_row (math $__kr_cy - 1))
-            else if test (count $__kr_run) -gt 0
-                set -l r (string replace -r '^run-' last- -- $__kr_run)
+        # Without tmux's answer the command line and status are still recorded (no rows), so an
+        # older command is never mistaken for the last one.
+        set -l placed 1
+        __kr_query; or set placed 0
+        if test $argv[1] = start
+            set -g __kr_run "run-command "(__kr_enc $argv[2] 4096)
+            if test $placed = 1
+                set -a __kr_run "run-start $__kr_pos" "run-anchor "(__kr_row (math $__kr_cy - 1))
+            end
+        else if test (count $__kr_run) -gt 0
+            set -l r (string replace -r '^run-' last- -- $__kr_run)
+            if test $placed = 1; and test (count $__kr_run) -gt 1
                 set -l e (math $__kr_cy - 1)
                 test $__kr_cx -gt 0; and set e $__kr_cy
                 set -g __kr_last $r "last-end $__kr_pos" "last-exit $argv[2]" "last-end-anchor "(__kr_row $e)
-                set -g __kr_run
+            else
+                set -g __kr_last $r[1] "last-exit $argv[2]"
             end
-            printf '%s\n' 'kortty-rag-last 1' "pane $TMUX_PANE" $__kr_last $__kr_run >$f.$fish_pid
-            and command mv -f $f.$fish_pid $f
+            set -g __kr_run
         end
+        printf '%s\n' 'kortty-rag-last 1' "pane $TMUX_PANE" $__kr_last $__kr_run >$f.$fish_pid
+        and command mv -f $f.$fish_pid $f
         umask $old
     end
 

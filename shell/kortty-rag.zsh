@@ -77,17 +77,27 @@ __kr_record() {
   local dir=$home/rag/last
   local f=$dir/$srv-${TMUX_PANE#%}.state fd
   [[ -d $dir ]] || (umask 077; mkdir -p "$dir") || return
-  __kr_query || return
+  # Without tmux's answer the command line and status are still recorded (no rows), so an older
+  # command is never mistaken for the last one.
+  local placed=1
+  __kr_query || placed=0
   if [[ $1 == start ]]; then
     __kr_enc "$2" 4096
-    __kr_run=("run-command $REPLY" "run-start $__kr_pos")
-    __kr_row $((__kr_cy - 1))
-    __kr_run+=("run-anchor $REPLY")
+    __kr_run=("run-command $REPLY")
+    if (( placed )); then
+      __kr_run+=("run-start $__kr_pos")
+      __kr_row $((__kr_cy - 1))
+      __kr_run+=("run-anchor $REPLY")
+    fi
   else
     (( ${#__kr_run} )) || return
-    __kr_last=("${(@)__kr_run/#run-/last-}" "last-end $__kr_pos" "last-exit $2")
-    if (( __kr_cx > 0 )); then __kr_row $__kr_cy; else __kr_row $((__kr_cy - 1)); fi
-    __kr_last+=("last-end-anchor $REPLY")
+    if (( placed && ${#__kr_run} > 1 )); then
+      __kr_last=("${(@)__kr_run/#run-/last-}" "last-end $__kr_pos" "last-exit $2")
+      if (( __kr_cx > 0 )); then __kr_row $__kr_cy; else __kr_row $((__kr_cy - 1)); fi
+      __kr_last+=("last-end-anchor $REPLY")
+    else
+      __kr_last=("${__kr_run[1]/#run-/last-}" "last-exit $2")
+    fi
     __kr_run=()
   fi
   local tmp=$f.$$

@@ -220,6 +220,11 @@ test.serial('a damaged state file is named with its field', async (t) => {
     r.stderr.includes(`${path}: damaged last-command state: ["last-end"].cursorY: expected a number`),
     r.stderr,
   );
+  // The shell could not ask tmux for the rows: the command and status, and a note.
+  await writeFile(path, `kortty-rag-last 1\npane ${p.pane}\nlast-command make%25%0Aall\nlast-exit 2\n`);
+  const unplaced = await p.lastJson();
+  t.like(unplaced, { command: 'make%\nall', exitCode: 2, output: '', marks: true });
+  t.regex(unplaced.note!, /tmux did not answer/);
   await writeFile(path, `${text}pane %9\n`);
   t.regex((await p.last()).stderr, /line \d+: expected one "pane" line, found a second one/);
 });
