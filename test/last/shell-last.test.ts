@@ -1,6 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import test from 'ava';
+import { waitFor } from '../helpers/wait.js';
 import { marksIn, type ShellName, type ShellPane, startShell } from './shell-harness.js';
 
 // The shell integration in real bash, zsh and fish inside a real tmux (3.3a here: the marks go
@@ -73,18 +74,34 @@ for (const shell of ['bash', 'zsh', 'fish'] as ShellName[]) {
   );
 }
 
-test.serial('bash: an existing PROMPT_COMMAND and PS0 keep running and see the exit status', async (t) => {
-  const p = await start('bash', {
-    extra: `__user_pc() { echo "pc:$?" >> ~/pc.log; }
-PROMPT_COMMAND=__user_pc
+for (const form of ['string', 'array'] as const) {
+  test.serial(
+    `bash: an existing PROMPT_COMMAND (${form}) and PS0 keep running and see the exit status`,
+    async (t) => {
+      const p = await start('bash', {
+        extra: `__user_pc() { echo "pc:$?" >> ~/pc.log; }
+PROMPT_COMMAND=${form === 'array' ? '(__user_pc)\nset -u' : '__user_pc'}
 PS0='$(echo ran >> ~/ps0.log)'`,
-  });
-  await runCommand(p, 'ls /nonexistent');
-  await runCommand(p, 'true');
-  t.is((await p.lastJson()).exitCode, 0);
-  t.deepEqual((await readFile(join(p.home, 'pc.log'), 'utf8')).trim().split('\n'), ['pc:0', 'pc:2', 'pc:0']);
-  t.deepEqual((await readFile(join(p.home, 'ps0.log'), 'utf8')).trim().split('\n'), ['ran', 'ran']);
-});
+      });
+      await runCommand(p, 'ls /nonexistent');
+      await runCommand(p, 'true');
+      t.is((await p.lastJson()).exitCode, 0);
+      t.deepEqual((await readFile(join(p.home, 'pc.log'), 'utf8')).trim().split('\n'), [
+        'pc:0',
+        'pc:2',
+        'pc:0',
+      ]);
+      t.deepEqual((await readFile(join(p.home, 'ps0.log'), 'utf8')).trim().split('\n'), ['ran', 'ran']);
+      await p.type('declare -p PROMPT_COMMAND > ~/pc.decl');
+      const decl = await waitFor(
+        () => readFile(join(p.home, 'pc.decl'), 'utf8').catch(() => undefined),
+        'the declaration',
+      );
+      t.is(decl.match(/__kr_precmd/g)?.length, 1, decl);
+      t.is(decl.startsWith(form === 'array' ? 'declare -a' : 'declare --'), true, decl);
+    },
+  );
+}
 
 for (const shell of ['bash', 'zsh'] as const) {
   test.serial(`${shell}: a coloured two-line prompt, and output without a final newline`, async (t) => {
