@@ -26,7 +26,7 @@ else
 fi
 typeset -g __kr_ran=0
 typeset -ga __kr_last __kr_run __kr_rows
-typeset -g __kr_pos __kr_hs __kr_cy __kr_cx
+typeset -g __kr_pos __kr_hs __kr_cy __kr_cx __kr_geo
 
 __kr_mark() {
   if [[ $__kr_wrap == 1 ]]; then
@@ -51,22 +51,43 @@ __kr_query() {
   local out i
   print -n $'\e[4h' >/dev/tty
   for ((i = 0; i < 100; i++)); do
-    out=$(tmux display -p -t "$TMUX_PANE" '#{insert_flag} #{history_size} #{cursor_y} #{cursor_x} #{pane_width} #{pane_height} #{history_limit}' \; capture-pane -p -t "$TMUX_PANE" -S -1 2>/dev/null) || break
+    out=$(tmux display -p -t "$TMUX_PANE" '#{insert_flag} #{history_size} #{cursor_y} #{cursor_x} #{pane_width} #{pane_height} #{history_limit}' \; capture-pane -p -N -t "$TMUX_PANE" -S -1 2>/dev/null) || break
     [[ $out == '1 '* ]] && break
   done
   print -n $'\e[4l' >/dev/tty
   __kr_rows=("${(@f)out}")
-  [[ ${__kr_rows[1]} =~ '^1 ([0-9]+) ([0-9]+) ([0-9]+) [0-9]+ [0-9]+ [0-9]+$' ]] || return 1
+  [[ ${__kr_rows[1]} =~ '^1 ([0-9]+) ([0-9]+) ([0-9]+) ([0-9]+ [0-9]+ [0-9]+)$' ]] || return 1
   __kr_pos=${__kr_rows[1]#1 }
-  __kr_hs=$match[1] __kr_cy=$match[2] __kr_cx=$match[3]
+  __kr_hs=$match[1] __kr_cy=$match[2] __kr_cx=$match[3] __kr_geo=$match[4]
+}
+
+# zsh prints its PROMPT_EOL_MARK after an output without a final newline, padded to the end of
+# the row, before any hook runs. Such an output really ended just before the mark: the end is
+# moved there, so the mark is not taken for output.
+__kr_unmark_end() {
+  setopt localoptions extendedglob
+  [[ -o prompt_sp ]] && (( __kr_cy > 0 && __kr_cx == 0 )) || return
+  local off=0 mark=${(%)${PROMPT_EOL_MARK-%B%S%#%s%b}}
+  (( __kr_hs > 0 )) && off=1
+  mark=${mark//$'\e'\[[0-9;]#m/}
+  local row=${__kr_rows[2 + off + __kr_cy - 1]-}
+  local text=${row%%[[:space:]]#}
+  (( ${#row} >= ${__kr_geo%% *} )) && [[ -n $mark && $text == *$mark ]] || return
+  text=${text%$mark}
+  __kr_cy=$((__kr_cy - 1)) __kr_cx=${#text}
+  __kr_pos="$__kr_hs $__kr_cy $__kr_cx $__kr_geo"
+  __kr_enc "$text" 1024
+  __kr_end_row=$REPLY
 }
 
 # The text of pane row $1 (-1: the last history row) from __kr_rows, encoded, in REPLY.
 __kr_row() {
+  setopt localoptions extendedglob
   local off=0 r=$1
   (( __kr_hs > 0 )) && off=1
   if (( r < 0 && off == 0 )); then REPLY=; return; fi
-  __kr_enc "${__kr_rows[2 + off + r]-}" 1024
+  local row=${__kr_rows[2 + off + r]-}
+  __kr_enc "${row%%[[:space:]]#}" 1024
 }
 
 # Writes the pane's state file: $1 = start ($2 the command line) or end ($2 its status), through a
@@ -92,9 +113,11 @@ __kr_record() {
   else
     (( ${#__kr_run} )) || return
     if (( placed && ${#__kr_run} > 1 )); then
-      __kr_last=("${(@)__kr_run/#run-/last-}" "last-end $__kr_pos" "last-exit $2")
-      if (( __kr_cx > 0 )); then __kr_row $__kr_cy; else __kr_row $((__kr_cy - 1)); fi
-      __kr_last+=("last-end-anchor $REPLY")
+      local __kr_end_row=
+      if __kr_unmark_end; then REPLY=$__kr_end_row
+      elif (( __kr_cx > 0 )); then __kr_row $__kr_cy
+      else __kr_row $((__kr_cy - 1)); fi
+      __kr_last=("${(@)__kr_run/#run-/last-}" "last-end $__kr_pos" "last-exit $2" "last-end-anchor $REPLY")
     else
       __kr_last=("${__kr_run[1]/#run-/last-}" "last-exit $2")
     fi
