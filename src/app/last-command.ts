@@ -87,6 +87,14 @@ export async function readLastCommand(opts: LastCommandOptions): Promise<LastCom
   const path = lastStatePath(now.serverPid, now.paneId, home);
   const text = await readLastStateText(path);
   const state = text === undefined ? undefined : parseLastState(text, path);
+  if (state && state.pane !== now.paneId)
+    throw createError('FILE_INVALID', {
+      path: sanitizeLine(path),
+      kind: 'last-command state',
+      field: 'pane',
+      expected: now.paneId,
+      found: sanitizeLine(state.pane),
+    });
   if (state?.unplaced)
     return {
       ...state.unplaced,

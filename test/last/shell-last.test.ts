@@ -247,6 +247,8 @@ test.serial('a damaged state file is named with its field', async (t) => {
   const unplaced = await p.lastJson();
   t.like(unplaced, { command: 'make%\nall', exitCode: 2, output: '', marks: true });
   t.regex(unplaced.note!, /tmux did not answer/);
+  await writeFile(path, text.replace(/^pane .*$/m, 'pane %77'));
+  t.regex((await p.last()).stderr, /damaged last-command state: pane: expected %\d+, found %77/);
   await writeFile(path, `${text}pane %9\n`);
   t.regex((await p.last()).stderr, /line \d+: expected one "pane" line, found a second one/);
 });
