@@ -105,7 +105,9 @@ async function scenario(name: string, historyLimit: number, rounds: number): Pro
       details: `median ${ms.toFixed(1)} ms per capture (target ≤ 50 ms: ${ms <= 50 ? 'met' : 'MISSED'}) vs bare capture-pane ${anchor.toFixed(1)} ms; ${got.length} lines captured (last "${got.at(-1)}"${check.truncated ? ', cut' : ''}), history-limit ${historyLimit}, ${rounds} rounds`,
     };
   } finally {
+    const socketPath = (await tmux('display', '-p', '#{socket_path}').catch(() => '')).trim();
     await tmux('kill-server').catch(() => {});
+    if (socketPath) await rm(socketPath, { force: true });
     await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 }

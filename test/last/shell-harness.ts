@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { lastStatePath } from '../../src/storage/paths.js';
@@ -212,6 +212,8 @@ export async function startShell(
     },
     async kill() {
       await tmux('kill-server').catch(() => {});
+      // tmux 3.3 leaves its socket file behind.
+      await rm(socketPath, { force: true });
     },
   };
   // The shell is ready when it has drawn its first prompt.
