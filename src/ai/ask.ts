@@ -15,7 +15,8 @@ import {
 import type { ChatBackend } from './backends/types.js';
 import { checkCitations } from './citations.js';
 import { storesForAction } from './policy.js';
-import { presetFor } from './presets.js';
+import type { LastCommandCapture } from './last-command.js';
+import { lastCommandQuestion, presetFor } from './presets.js';
 import { loadPresets } from './presets-file.js';
 import { getProfile, profileForRole } from './profiles.js';
 import { loadProfiles } from './profiles-file.js';
@@ -35,6 +36,10 @@ export interface ActionInput {
   action: ActionKind;
   prompt?: string;
   selection?: string;
+  /** The last command (redacted and bounded by the caller), asked about in place of a selection. */
+  lastCommand?: LastCommandCapture & { marks?: boolean };
+  /** What the caller redacted from the terminal text, for the run record (kinds and counts). */
+  redactions?: readonly { kind: string; count: number }[];
   profile?: string;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
@@ -84,7 +89,12 @@ export async function resolveProfile(
 export async function runAction(input: ActionInput): Promise<ActionResult> {
   const home = input.home ?? korttyHome();
   const { profile, roles } = await resolveProfile(input.profile, input.action, home);
-  const query = queryFor(input);
+  const last = input.lastCommand;
+  const query = queryFor({
+    prompt: input.prompt,
+    selection: input.selection,
+    ...(last ? { lastCommand: { capture: last } } : {}),
+  });
   const { stores: allStores, damaged } = await scanStores(home);
   for (const d of damaged) input.onWarning?.(damagedStoreWarning(d));
   const stores = storesForAction(input.action, profile.name, allStores, roles);
@@ -103,13 +113,17 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   ]);
   // A broken skill is left out of the prompt, and said so.
   for (const p of skills.problems) input.onWarning?.(p.message);
+  const preset = presetFor(profile.family, presets);
   const prompt = assemblePrompt({
     action: input.action,
     prompt: input.prompt,
     selection: input.selection,
+    ...(last
+      ? { lastCommand: { capture: last, question: lastCommandQuestion(preset, presets, last.exitCode) } }
+      : {}),
     skills: skills.skills,
     excerpts,
-    preset: presetFor(profile.family, presets),
+    preset,
     requireCitations: profile.requireCitations,
     retrievalMode: stores.length > 0 ? profile.retrievalMode : 'before',
   });
@@ -185,6 +199,10 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
         status,
         ...(error ? { reason: error } : {}),
         answer,
+        ...(last
+          ? { lastCommand: { exitCode: last.exitCode, truncated: last.truncated, marks: last.marks } }
+          : {}),
+        ...(input.redactions ? { redactions: input.redactions } : {}),
       }),
       runsDir(home),
     );

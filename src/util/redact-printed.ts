@@ -56,7 +56,7 @@ interface Rule {
 // A value: a quoted string or a run of characters that do not end a shell word or a JSON value.
 const VALUE = String.raw`(?<s>"[^"\n]+"|'[^'\n]+'|[^\s"'\x60,;&]+)`;
 
-const VAR_NAME = String.raw`[A-Za-z0-9_.-]*?(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIALS?)[A-Za-z0-9_]*`;
+const VAR_NAME = `[A-Za-z0-9_.-]*?(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIALS?)[A-Za-z0-9_]*`;
 
 function variableKind(m: RegExpExecArray): PrintedSecretKind {
   const g = m.groups ?? {};
