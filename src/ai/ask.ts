@@ -14,8 +14,8 @@ import {
 } from './backends/search-knowledge.js';
 import type { ChatBackend } from './backends/types.js';
 import { checkCitations } from './citations.js';
-import { storesForAction } from './policy.js';
 import type { LastCommandCapture } from './last-command.js';
+import { storesForAction } from './policy.js';
 import { lastCommandQuestion, presetFor } from './presets.js';
 import { loadPresets } from './presets-file.js';
 import { getProfile, profileForRole } from './profiles.js';
