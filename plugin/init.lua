@@ -236,11 +236,10 @@ function M.ask_last(o)
       notify(window, why)
       return
     end
-    local json = '{"command":' .. M.json_string(last.command) .. ',"output":' .. M.json_string(last.output)
-    if last.truncated then
-      json = json .. ',"truncated":true'
-    end
-    local path, err = M.write_selection(o, json .. '}')
+    -- WezTerm keeps no exit code in its zones: the CLI says it is not known. A cut made here is
+    -- below the CLI's own bound (last_max_lines is larger), which cuts again and says so.
+    local json = '{"command":' .. M.json_string(last.command) .. ',"output":' .. M.json_string(last.output) .. '}'
+    local path, err = M.write_selection(o, json)
     if not path then
       notify(window, 'cannot write the last command to a temporary file: ' .. tostring(err))
       return
