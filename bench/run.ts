@@ -28,6 +28,7 @@ const SUITES: Record<string, () => Promise<BenchRow[]>> = {
   ],
   tui: async () => (await import('./tui-bench.js')).benchTui(),
   mcp: async () => (await import('./mcp-bench.js')).benchMcp(),
+  last: async () => (await import('./last-bench.js')).benchLast(),
 };
 
 async function main() {

@@ -1,6 +1,9 @@
 import { ask, parseActionKind } from '../../app/ask.js';
+import { lastCommandPreview, type PreparedCommand, prepareLastCommand } from '../../app/ask-last.js';
 import { readTextFile } from '../../app/files.js';
 import { formatSourceRef } from '../../app/present.js';
+import { readLastCommand } from '../../app/last-command.js';
+import { createError } from '../../errors.js';
 import { korttyHome } from '../../storage/paths.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
 import { type CommandContext, defineCommand, usageError } from '../command.js';
@@ -26,7 +29,12 @@ const options = {
     value: 'NAME',
     help: "AI profile (default: the one assigned to the action's role)",
   },
-  stdin: { type: 'boolean', help: 'read the terminal selection from stdin' },
+  stdin: {
+    type: 'boolean',
+    help: 'read the terminal selection from stdin (with --last: the command as JSON {command, output, exitCode?})',
+  },
+  last: { type: 'boolean', help: 'ask about the last command of a tmux pane and its output' },
+  pane: { type: 'string', value: 'TARGET', help: 'with --last: the tmux pane (default: the current one)' },
   file: { type: 'string', value: 'FILE', help: 'read the terminal selection from FILE' },
   verbose: { type: 'boolean', help: 'say whether the query service or this process retrieved' },
   'no-service': { type: 'boolean', help: 'retrieve in this process, not through the query service' },
@@ -38,7 +46,11 @@ export const definition = defineCommand({
   positionals: [{ name: 'PROMPT', variadic: true, optional: true }],
   options,
   notes: `The selection comes from stdin (--stdin) or a file (--file), never from the command line, so
-terminal text never passes through a shell. Progress ("Retrieving from N stores…", then each
+terminal text never passes through a shell. --last asks about the last command instead (its
+line, exit code and bounded output, from the shell integration's marks): the preset's request
+is "explain this output" after exit code 0 and "why did this fail and how do I fix it" otherwise,
+and secrets in it (Authorization headers, tokens in URLs, *_TOKEN= and *_PASSWORD= lines, key
+shapes, private keys) are replaced by [redacted] before anything is sent. Progress ("Retrieving from N stores…", then each
 excerpt's marker and path) goes to stderr at once; the answer streams to stdout (control characters
 shown, never acted on), then the cited sources. Retrieval goes through the query service when it
 runs.
@@ -50,20 +62,36 @@ Exit status: 0 done, 1 failed, 2 usage, 3 answer rejected by the citation check 
 
 async function runAsk({ values, positionals, io, json }: CommandContext<typeof options>): Promise<number> {
   const action = parseActionKind(values.action!);
+  const home = korttyHome(io.env);
+  if (values.pane !== undefined && !values.last) throw usageError('--pane goes with --last');
+  if (values.last && values.file) throw usageError('--last reads the command from tmux or --stdin, not --file');
   let selection: string | undefined;
-  if (values.file) {
+  let last: PreparedCommand | undefined;
+  if (values.last) {
+    last = prepareLastCommand(
+      await readLastCommand({
+        home,
+        env: io.env,
+        ...(values.pane !== undefined ? { pane: values.pane } : {}),
+        ...(values.stdin ? { stdinText: await readAll(io.stdin) } : {}),
+      }),
+    );
+    if (last.capture.command.trim() === '' && last.capture.output.trim() === '')
+      throw createError('LAST_COMMAND_UNAVAILABLE', { reason: last.capture.note ?? 'no command found' });
+  } else if (values.file) {
     selection = await readTextFile(values.file);
   } else if (values.stdin) {
     selection = await readAll(io.stdin);
   }
   const prompt = positionals.join(' ') || undefined;
-  if (!prompt && !selection?.trim()) throw usageError('nothing to ask: give a PROMPT, --stdin or --file');
-  const home = korttyHome(io.env);
+  if (!prompt && !selection?.trim() && !last)
+    throw usageError('nothing to ask: give a PROMPT, --stdin, --file or --last');
   const say = (m: string) => io.stderr.write(`kortty-rag ask: ${m}\n`);
   const verbose = values.verbose ? say : undefined;
   // Progress goes to stderr (the popup shows it; a pipe on stdout gets only the answer); --json
   // keeps both streams free of it.
   const progress = json ? undefined : (m: string) => io.stderr.write(`${m}\n`);
+  if (last) for (const line of lastCommandPreview(last)) progress?.(line);
   const interrupt = createInterrupt();
   try {
     const res = await ask({
@@ -74,6 +102,7 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
       action,
       prompt,
       selection,
+      ...(last ? { lastCommand: last.capture, redactions: last.redactions } : {}),
       profile: values.profile,
       signal: interrupt.signal,
       onPlan: ({ stores, before }) => {
@@ -98,7 +127,25 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
     }
     if (json) {
       io.stdout.write(
-        `${JSON.stringify({ ...res, excerpts: res.excerpts.map(({ text: _t, ...e }) => e) }, null, 2)}\n`,
+        `${JSON.stringify(
+          {
+            ...res,
+            excerpts: res.excerpts.map(({ text: _t, ...e }) => e),
+            ...(last
+              ? {
+                  lastCommand: {
+                    command: last.capture.command,
+                    exitCode: last.capture.exitCode,
+                    truncated: last.capture.truncated,
+                    marks: last.capture.marks,
+                  },
+                  redactions: last.redactions,
+                }
+              : {}),
+          },
+          null,
+          2,
+        )}\n`,
       );
     } else {
       io.stdout.write('\n');
