@@ -57,6 +57,7 @@ export interface ErrorDetails {
   PROFILES_INVALID: { path: string; reason: string };
   ACTION_UNKNOWN: { action: string; expected: string };
   QUERY_EMPTY: Empty;
+  LAST_COMMAND_UNAVAILABLE: { reason: string };
   SKILL_INVALID: { path: string; reason: string };
   PRESET_INVALID: { path: string; reason: string };
   PRESET_NOT_FOUND: { family: string; known: string };
@@ -162,6 +163,7 @@ export const ERROR_MESSAGES: { [C in ErrorCode]: (d: ErrorDetails[C]) => string 
   PROFILES_INVALID: (d) => `${d.path}: ${d.reason}`,
   ACTION_UNKNOWN: (d) => `unknown AI action "${d.action}"; expected one of ${d.expected}`,
   QUERY_EMPTY: () => 'nothing to ask: give a prompt or select terminal text',
+  LAST_COMMAND_UNAVAILABLE: (d) => `cannot read the last command: ${d.reason}`,
   SKILL_INVALID: (d) => `${d.path}: AI Skill not usable: ${d.reason}`,
   PRESET_INVALID: (d) => `${d.path}: model-family preset not usable: ${d.reason}`,
   PRESET_NOT_FOUND: (d) => `no model-family preset "${d.family}" (known: ${d.known})`,

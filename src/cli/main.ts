@@ -26,6 +26,8 @@ export const COMMANDS: Record<string, () => Promise<{ definition: Definition }>>
   watch: () => import('./commands/watch.js'),
   mcp: () => import('./commands/mcp.js'),
   service: () => import('./commands/service.js'),
+  last: () => import('./commands/last.js'),
+  'shell-init': () => import('./commands/shell-init.js'),
 };
 
 /** Every definition, in the order of COMMANDS (for the top-level help and the tests). */

@@ -29,10 +29,33 @@ export const serviceBlockSchema = z.strictObject({
 /** "tui": the keymap and theme by name or path. */
 export const tuiBlockSchema = z.strictObject({ keymap: z.string().optional(), theme: z.string().optional() });
 
+const isRegExp = (s: string) => {
+  try {
+    new RegExp(s, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** "last": `kortty-rag last` (the last command of a tmux pane): its bounds and the fallback's prompt pattern. */
+export const lastBlockSchema = z.strictObject({
+  /** A JavaScript regular expression matching a prompt at the start of a line; the command follows the match. */
+  promptPattern: z.string().min(1).max(500).refine(isRegExp, 'a valid regular expression').optional(),
+  maxLines: z.number().int().min(1).max(100_000).optional(),
+  maxBytes: z
+    .number()
+    .int()
+    .min(256)
+    .max(4 * 1024 * 1024)
+    .optional(),
+});
+
 /** Every known top-level key. "keymap" and "theme" at the top level are the TUI's older spelling. */
 export const configShape = {
   service: serviceBlockSchema.optional(),
   tui: tuiBlockSchema.optional(),
+  last: lastBlockSchema.optional(),
   keymap: z.string().optional(),
   theme: z.string().optional(),
 };

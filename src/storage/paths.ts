@@ -40,6 +40,11 @@ export const profilesPath = (home = korttyHome()) => join(aiDir(home), 'profiles
 export const skillsDir = (home = korttyHome()) => join(aiDir(home), 'skills');
 export const vaultPath = (home = korttyHome()) => join(home, 'vault');
 export const configPath = (home = korttyHome()) => join(home, 'rag', 'config.json');
+/** The shell integration's per-pane state files (written by the shell snippet, read by `last`). */
+export const lastStateDir = (home = korttyHome()) => join(ragDir(home), 'last');
+/** One file per tmux pane: the tmux server's pid and the pane id without its `%` (pane ids repeat across servers). */
+export const lastStatePath = (serverPid: number, paneId: string, home = korttyHome()) =>
+  join(lastStateDir(home), `${serverPid}-${paneId.replace(/^%/, '')}.state`);
 
 /** Temp names share the live file's directory so rename is atomic; the prefix lets open() find leftovers. */
 export const TEMP_PREFIX = '.tmp-';
