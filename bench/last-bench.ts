@@ -36,7 +36,8 @@ async function firstToken(args: string[], env: NodeJS.ProcessEnv, stdin: string)
   child.stdin.end(stdin);
   const code = await new Promise<number | null>((r) => child.on('exit', r));
   if (code !== 0 || first < 0) throw new Error(`kortty-rag ${args.join(' ')} exited ${code}:\n${err}`);
-  if (!/answered by the query service/.test(err)) throw new Error(`the query service did not answer:\n${err}`);
+  if (!/answered by the query service/.test(err))
+    throw new Error(`the query service did not answer:\n${err}`);
   return first;
 }
 
@@ -69,12 +70,28 @@ export async function benchLast(): Promise<BenchRow[]> {
       );
     await createStore({ name: 'bench', modelId: STARTER_MODEL_ID, roles: ['text'] }, home);
     await addSources('bench', [{ kind: 'folder', path: docs }], {}, home);
-    await run(process.execPath, [BIN, 'profile', 'add', 'fake', '--base-url', fake.url, '--model', 'm', '--role', 'text'], { env });
+    await run(
+      process.execPath,
+      [BIN, 'profile', 'add', 'fake', '--base-url', fake.url, '--model', 'm', '--role', 'text'],
+      { env },
+    );
 
     // A real bash with the shell integration in a real tmux pane, after a failing command.
     const rc = join(home, 'bashrc');
     await writeFile(rc, `PS1='kr$ '\nHISTFILE=/dev/null\neval "$(kortty-rag shell-init bash)"\n`);
-    await tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', `bash --noprofile --rcfile '${rc}' -i`);
+    await tmux(
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      'b',
+      '-x',
+      '120',
+      '-y',
+      '40',
+      `bash --noprofile --rcfile '${rc}' -i`,
+    );
     const pane = (await tmux('display', '-p', '-t', 'b', '#{pane_id}')).trim();
     const tmuxEnv = {
       ...env,
@@ -84,12 +101,19 @@ export async function benchLast(): Promise<BenchRow[]> {
     let captured: { output: string; exitCode: number | null } | undefined;
     for (let i = 0; i < 200 && captured?.exitCode !== 2; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      const r = await run(process.execPath, [BIN, 'last', '--pane', pane, '--json'], { env: tmuxEnv }).catch(() => undefined);
+      const r = await run(process.execPath, [BIN, 'last', '--pane', pane, '--json'], { env: tmuxEnv }).catch(
+        () => undefined,
+      );
       if (r) captured = JSON.parse(r.stdout);
     }
-    if (captured?.exitCode !== 2) throw new Error(`the failing command was not captured: ${JSON.stringify(captured)}`);
+    if (captured?.exitCode !== 2)
+      throw new Error(`the failing command was not captured: ${JSON.stringify(captured)}`);
     const selection = captured.output;
-    const json = JSON.stringify({ command: 'ls -la /nonexistent-bench /tmp/also-missing', output: selection, exitCode: 2 });
+    const json = JSON.stringify({
+      command: 'ls -la /nonexistent-bench /tmp/also-missing',
+      output: selection,
+      exitCode: 2,
+    });
 
     const paths = {
       selection: { args: ['ask', '--stdin', '--verbose'], stdin: selection, env },

@@ -103,7 +103,11 @@ test.serial('a failed command: redacted, in order, shown sanitized, recorded by 
 
   // The popup (stderr) shows the capture through the sanitizer, then what was redacted.
   t.false(/[\x00-\x08\x0b-\x1f\x7f]/.test(res.stderr), 'no control character reaches the terminal');
-  t.true(res.stderr.includes("Last command: $ curl -H 'Authorization: Bearer [redacted]' http://localhost:9/x  (exit 7)"));
+  t.true(
+    res.stderr.includes(
+      "Last command: $ curl -H 'Authorization: Bearer [redacted]' http://localhost:9/x  (exit 7)",
+    ),
+  );
   t.true(res.stderr.includes('\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[31mcurl: (7)'), res.stderr);
   t.true(res.stderr.includes('2 secrets redacted: Authorization header, AWS secret'), res.stderr);
   t.true(res.stderr.indexOf('2 secrets redacted') < res.stderr.indexOf('Retrieving from 1 store'));

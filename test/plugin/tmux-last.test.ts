@@ -60,7 +60,9 @@ test.before(async () => {
   const cli = (...args: string[]) =>
     new Promise<void>((resolve, reject) => {
       const c = spawn(join(binDir, 'kortty-rag'), args, { env, stdio: 'ignore' });
-      c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kortty-rag ${args.join(' ')}: ${code}`))));
+      c.on('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`kortty-rag ${args.join(' ')}: ${code}`)),
+      );
     });
   await cli('profile', 'add', 'fake', '--base-url', url, '--model', 'scripted', '--role', 'text');
   await cli('store', 'create', 'Notes', '--role', 'text');
@@ -96,7 +98,10 @@ async function requests(): Promise<{ messages: { role: string; content?: string 
 
 test.serial('the key is bound: prefix + O, and it is free in tmux’s own table', async (t) => {
   const prefix = await ctx.tmux.tmux('list-keys', '-T', 'prefix');
-  t.regex(prefix, /bind-key\s+-T prefix\s+O\s+run-shell -b .*kortty-rag\.sh' ask-last '#\{client_name\}' '#\{pane_id\}'/);
+  t.regex(
+    prefix,
+    /bind-key\s+-T prefix\s+O\s+run-shell -b .*kortty-rag\.sh' ask-last '#\{client_name\}' '#\{pane_id\}'/,
+  );
   const s = await startTmux({ env: ctx.tmux.env });
   try {
     const own = await s.tmux('list-keys', '-T', 'prefix');
@@ -107,71 +112,83 @@ test.serial('the key is bound: prefix + O, and it is free in tmux’s own table'
   }
 });
 
-test.serial('a failing command → the key → the popup asks about it; the model gets it in order, redacted', async (t) => {
-  const tm = ctx.tmux;
-  await tm.waitForScreen((s) => s.split('\n').some((l) => l.trimEnd() === 'kr$'), 'the bash prompt');
-  const before = (await requests()).length;
-  await tm.tmux('send-keys', '-t', 'main', `cat '${join(ctx.work, 'curl.log')}'; ls /nonexistent-kortty`, 'Enter');
-  // The next prompt is drawn after the shell recorded the command's end.
-  await tm.waitForScreen((s) => {
-    // (the last screen row is tmux's status line)
-    const rows = s.split('\n').slice(0, -1).filter((l) => l.trim() !== '');
-    return rows.at(-1)?.trimEnd() === 'kr$' && /No such file or directory/.test(rows.at(-2) ?? '');
-  }, 'the error and the next prompt');
-  tm.type(`${PREFIX}O`);
-  const screen = await tm.waitForScreen(
-    (s) => s.includes('press any key to close') && s.includes('Sources:'),
-    'the popup with the answer',
-    60_000,
-  );
-  t.regex(screen, /Last command: \$ cat '.*curl\.log'; ls \/nonexistent-kortty\s+\(exit 2\)/);
-  t.regex(screen, /1 secret redacted: Authorization header/);
-  t.regex(screen, /> Authorization: Bearer \[redacted\]/);
-  t.regex(screen, /│\s*red\s*│?/m, 'the coloured line is shown as its text');
-  // The popup's own rows (the pane behind it still shows what cat printed).
-  const popup = screen
-    .split('\n')
-    .map((l) => /│(.*)│/.exec(l)?.[1] ?? '')
-    .join('\n');
-  t.true(popup.includes('Last command:'));
-  t.false(popup.includes(TOKEN), 'the popup never shows the token');
-  t.regex(screen, /Retrieving from 1 store/);
-  t.regex(screen, /\[R1\] .*ls\.md/);
+test.serial(
+  'a failing command → the key → the popup asks about it; the model gets it in order, redacted',
+  async (t) => {
+    const tm = ctx.tmux;
+    await tm.waitForScreen((s) => s.split('\n').some((l) => l.trimEnd() === 'kr$'), 'the bash prompt');
+    const before = (await requests()).length;
+    await tm.tmux(
+      'send-keys',
+      '-t',
+      'main',
+      `cat '${join(ctx.work, 'curl.log')}'; ls /nonexistent-kortty`,
+      'Enter',
+    );
+    // The next prompt is drawn after the shell recorded the command's end.
+    await tm.waitForScreen((s) => {
+      // (the last screen row is tmux's status line)
+      const rows = s
+        .split('\n')
+        .slice(0, -1)
+        .filter((l) => l.trim() !== '');
+      return rows.at(-1)?.trimEnd() === 'kr$' && /No such file or directory/.test(rows.at(-2) ?? '');
+    }, 'the error and the next prompt');
+    tm.type(`${PREFIX}O`);
+    const screen = await tm.waitForScreen(
+      (s) => s.includes('press any key to close') && s.includes('Sources:'),
+      'the popup with the answer',
+      60_000,
+    );
+    t.regex(screen, /Last command: \$ cat '.*curl\.log'; ls \/nonexistent-kortty\s+\(exit 2\)/);
+    t.regex(screen, /1 secret redacted: Authorization header/);
+    t.regex(screen, /> Authorization: Bearer \[redacted\]/);
+    t.regex(screen, /│\s*red\s*│?/m, 'the coloured line is shown as its text');
+    // The popup's own rows (the pane behind it still shows what cat printed).
+    const popup = screen
+      .split('\n')
+      .map((l) => /│(.*)│/.exec(l)?.[1] ?? '')
+      .join('\n');
+    t.true(popup.includes('Last command:'));
+    t.false(popup.includes(TOKEN), 'the popup never shows the token');
+    t.regex(screen, /Retrieving from 1 store/);
+    t.regex(screen, /\[R1\] .*ls\.md/);
 
-  const reqs = await requests();
-  t.is(reqs.length, before + 1);
-  const body = reqs.at(-1)!;
-  const raw = JSON.stringify(body);
-  t.false(raw.includes(TOKEN), 'the token never reaches the model');
-  t.false(raw.includes('\\u001b'), 'no escape sequence reaches the model');
-  const system = body.messages[0]!.content!;
-  const user = body.messages.at(-1)!.content!;
-  // The prompt's fixed order: the retrieved block in the system part, then the user's text:
-  // command, bounded output, exit code, the preset's request.
-  const flat = `${system}\n\n${user}`;
-  const at = (needle: string) => {
-    const i = flat.indexOf(needle);
-    t.true(i >= 0, `missing ${needle}\n${flat}`);
-    return i;
-  };
-  const order = [
-    at('<retrieved_context'),
-    at('/docs/ls.md'),
-    at('</retrieved_context>'),
-    at('<terminal_selection>'),
-    at(`$ cat '${join(ctx.work, 'curl.log')}'; ls /nonexistent-kortty`),
-    at('> Authorization: Bearer [redacted]'),
-    at('red'),
-    at("ls: cannot access '/nonexistent-kortty': No such file or directory"),
-    at('</terminal_selection>'),
-    at('The command above exited with code 2.'),
-    at('Why did this fail and how do I fix it?'),
-  ];
-  t.deepEqual(
-    order,
-    [...order].sort((a, b) => a - b),
-  );
-  t.false(system.includes('nonexistent-kortty'), 'the captured text stays in the user part');
-  tm.type('q');
-  await tm.waitForScreen((s) => !s.includes('press any key to close'), 'the popup to close');
-});
+    const reqs = await requests();
+    t.is(reqs.length, before + 1);
+    const body = reqs.at(-1)!;
+    const raw = JSON.stringify(body);
+    t.false(raw.includes(TOKEN), 'the token never reaches the model');
+    t.false(raw.includes('\\u001b'), 'no escape sequence reaches the model');
+    const system = body.messages[0]!.content!;
+    const user = body.messages.at(-1)!.content!;
+    // The prompt's fixed order: the retrieved block in the system part, then the user's text:
+    // command, bounded output, exit code, the preset's request.
+    const flat = `${system}\n\n${user}`;
+    const at = (needle: string) => {
+      const i = flat.indexOf(needle);
+      t.true(i >= 0, `missing ${needle}\n${flat}`);
+      return i;
+    };
+    const order = [
+      at('<retrieved_context'),
+      at('/docs/ls.md'),
+      at('</retrieved_context>'),
+      at('<terminal_selection>'),
+      at(`$ cat '${join(ctx.work, 'curl.log')}'; ls /nonexistent-kortty`),
+      at('> Authorization: Bearer [redacted]'),
+      at('red'),
+      at("ls: cannot access '/nonexistent-kortty': No such file or directory"),
+      at('</terminal_selection>'),
+      at('The command above exited with code 2.'),
+      at('Why did this fail and how do I fix it?'),
+    ];
+    t.deepEqual(
+      order,
+      [...order].sort((a, b) => a - b),
+    );
+    t.false(system.includes('nonexistent-kortty'), 'the captured text stays in the user part');
+    tm.type('q');
+    await tm.waitForScreen((s) => !s.includes('press any key to close'), 'the popup to close');
+  },
+);

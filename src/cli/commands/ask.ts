@@ -1,8 +1,8 @@
 import { ask, parseActionKind } from '../../app/ask.js';
 import { lastCommandPreview, type PreparedCommand, prepareLastCommand } from '../../app/ask-last.js';
 import { readTextFile } from '../../app/files.js';
-import { formatSourceRef } from '../../app/present.js';
 import { readLastCommand } from '../../app/last-command.js';
+import { formatSourceRef } from '../../app/present.js';
 import { createError } from '../../errors.js';
 import { korttyHome } from '../../storage/paths.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
@@ -64,7 +64,8 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   const action = parseActionKind(values.action!);
   const home = korttyHome(io.env);
   if (values.pane !== undefined && !values.last) throw usageError('--pane goes with --last');
-  if (values.last && values.file) throw usageError('--last reads the command from tmux or --stdin, not --file');
+  if (values.last && values.file)
+    throw usageError('--last reads the command from tmux or --stdin, not --file');
   let selection: string | undefined;
   let last: PreparedCommand | undefined;
   if (values.last) {
