@@ -36,10 +36,11 @@ export interface ActionInput {
   action: ActionKind;
   prompt?: string;
   selection?: string;
-  /** The last command (redacted and bounded by the caller), asked about in place of a selection. */
-  lastCommand?: LastCommandCapture & { marks?: boolean };
-  /** What the caller redacted from the terminal text, for the run record (kinds and counts). */
-  redactions?: readonly { kind: string; count: number }[];
+  /**
+   * The last command (redacted and bounded by the caller), asked about in place of a selection;
+   * a promise while it is still being captured, which overlaps loading the profile and stores.
+   */
+  lastCommand?: LastCommandInput | PromiseLike<LastCommandInput>;
   profile?: string;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
@@ -55,6 +56,12 @@ export interface ActionInput {
   onExcerpts?: (excerpts: readonly Excerpt[]) => void;
   /** A store or AI Skill left out because its file is damaged (the text names the file and why). */
   onWarning?: (message: string) => void;
+}
+
+export interface LastCommandInput extends LastCommandCapture {
+  marks?: boolean;
+  /** What the caller redacted from it, for the run record (kinds and counts). */
+  redactions?: readonly { kind: string; count: number }[];
 }
 
 export interface ActionResult {
@@ -88,14 +95,17 @@ export async function resolveProfile(
 
 export async function runAction(input: ActionInput): Promise<ActionResult> {
   const home = input.home ?? korttyHome();
+  const pending = input.lastCommand === undefined ? undefined : Promise.resolve(input.lastCommand);
+  // Awaited below; a capture that fails while the profile is loading must not go unhandled.
+  pending?.catch(() => {});
   const { profile, roles } = await resolveProfile(input.profile, input.action, home);
-  const last = input.lastCommand;
+  const { stores: allStores, damaged } = await scanStores(home);
+  const last = pending ? await pending : undefined;
   const query = queryFor({
     prompt: input.prompt,
     selection: input.selection,
     ...(last ? { lastCommand: { capture: last } } : {}),
   });
-  const { stores: allStores, damaged } = await scanStores(home);
   for (const d of damaged) input.onWarning?.(damagedStoreWarning(d));
   const stores = storesForAction(input.action, profile.name, allStores, roles);
   const plan = retrievalPlan(profile.retrievalMode);
@@ -202,7 +212,7 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
         ...(last
           ? { lastCommand: { exitCode: last.exitCode, truncated: last.truncated, marks: last.marks } }
           : {}),
-        ...(input.redactions ? { redactions: input.redactions } : {}),
+        ...(last?.redactions ? { redactions: last.redactions } : {}),
       }),
       runsDir(home),
     );

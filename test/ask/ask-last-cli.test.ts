@@ -159,4 +159,11 @@ test.serial('usage: --pane needs --last; --last reads no --file; bad JSON names 
   const c = await run(w.env, ['ask', '--last', '--stdin', '--no-service'], '{"command": 1}');
   t.is(c.code, 1);
   t.regex(c.stderr, /stdin/);
+  const env = { ...w.env };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  const d = await run(env, ['ask', '--last', '--no-service']);
+  t.is(d.code, 1);
+  t.is(d.stderr.trim().split('\n').length, 1, d.stderr);
+  t.regex(d.stderr, /cannot read the last command: not inside tmux/);
 });

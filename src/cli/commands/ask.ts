@@ -1,7 +1,6 @@
 import { ask, parseActionKind } from '../../app/ask.js';
-import { lastCommandPreview, type PreparedCommand, prepareLastCommand } from '../../app/ask-last.js';
+import type { PreparedCommand } from '../../app/ask-last.js';
 import { readTextFile } from '../../app/files.js';
-import { readLastCommand } from '../../app/last-command.js';
 import { formatSourceRef } from '../../app/present.js';
 import { createError } from '../../errors.js';
 import { korttyHome } from '../../storage/paths.js';
@@ -67,32 +66,33 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   if (values.last && values.file)
     throw usageError('--last reads the command from tmux or --stdin, not --file');
   let selection: string | undefined;
-  let last: PreparedCommand | undefined;
+  let pendingLast: Promise<PreparedCommand & { preview: string[] }> | undefined;
   if (values.last) {
-    last = prepareLastCommand(
-      await readLastCommand({
-        home,
-        env: io.env,
-        ...(values.pane !== undefined ? { pane: values.pane } : {}),
-        ...(values.stdin ? { stdinText: await readAll(io.stdin) } : {}),
-      }),
-    );
-    if (last.capture.command.trim() === '' && last.capture.output.trim() === '')
-      throw createError('LAST_COMMAND_UNAVAILABLE', { reason: last.capture.note ?? 'no command found' });
+    // Captured while ask loads the profile and the stores; the popup shows it once it is read.
+    pendingLast = captureLast({
+      home,
+      env: io.env,
+      ...(values.pane !== undefined ? { pane: values.pane } : {}),
+      ...(values.stdin ? { stdinText: await readAll(io.stdin) } : {}),
+    });
+    pendingLast
+      .then((p) => {
+        if (!json) for (const line of p.preview) io.stderr.write(`${line}\n`);
+      })
+      .catch(() => {});
   } else if (values.file) {
     selection = await readTextFile(values.file);
   } else if (values.stdin) {
     selection = await readAll(io.stdin);
   }
   const prompt = positionals.join(' ') || undefined;
-  if (!prompt && !selection?.trim() && !last)
+  if (!prompt && !selection?.trim() && !pendingLast)
     throw usageError('nothing to ask: give a PROMPT, --stdin, --file or --last');
   const say = (m: string) => io.stderr.write(`kortty-rag ask: ${m}\n`);
   const verbose = values.verbose ? say : undefined;
   // Progress goes to stderr (the popup shows it; a pipe on stdout gets only the answer); --json
   // keeps both streams free of it.
   const progress = json ? undefined : (m: string) => io.stderr.write(`${m}\n`);
-  if (last) for (const line of lastCommandPreview(last)) progress?.(line);
   const interrupt = createInterrupt();
   try {
     const res = await ask({
@@ -103,7 +103,9 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
       action,
       prompt,
       selection,
-      ...(last ? { lastCommand: last.capture, redactions: last.redactions } : {}),
+      ...(pendingLast
+        ? { lastCommand: pendingLast.then((p) => ({ ...p.capture, redactions: p.redactions })) }
+        : {}),
       profile: values.profile,
       signal: interrupt.signal,
       onPlan: ({ stores, before }) => {
@@ -122,6 +124,7 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
       onToken: json ? undefined : (t) => io.stdout.write(t),
       onWarning: (m) => say(sanitizeLine(m)),
     });
+    const last = pendingLast ? await pendingLast : undefined;
     if (interrupt.signal.aborted) {
       io.stderr.write('\ncancelled\n');
       return 130;
@@ -168,6 +171,21 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   } finally {
     interrupt.dispose();
   }
+}
+
+/** The last command read (tmux, or the plugin's JSON), redacted, with the popup's preview lines. */
+async function captureLast(
+  opts: Parameters<typeof import('../../app/last-command.js').readLastCommand>[0],
+): Promise<PreparedCommand & { preview: string[] }> {
+  // Loaded only for --last: the selection path stays as lean as it was.
+  const [{ readLastCommand }, { prepareLastCommand, lastCommandPreview }] = await Promise.all([
+    import('../../app/last-command.js'),
+    import('../../app/ask-last.js'),
+  ]);
+  const p = prepareLastCommand(await readLastCommand(opts));
+  if (p.capture.command.trim() === '' && p.capture.output.trim() === '')
+    throw createError('LAST_COMMAND_UNAVAILABLE', { reason: p.capture.note ?? 'no command found' });
+  return { ...p, preview: lastCommandPreview(p) };
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
