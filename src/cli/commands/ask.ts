@@ -61,6 +61,9 @@ Exit status: 0 done, 1 failed, 2 usage, 3 answer rejected by the citation check 
 
 async function runAsk({ values, positionals, io, json }: CommandContext<typeof options>): Promise<number> {
   const action = parseActionKind(values.action!);
+  // Their loading overlaps reading stdin and the checks below.
+  const lastModules = values.last ? loadLastModules() : undefined;
+  lastModules?.catch(() => {});
   const home = korttyHome(io.env);
   if (values.pane !== undefined && !values.last) throw usageError('--pane goes with --last');
   if (values.last && values.file)
@@ -69,7 +72,7 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   let pendingLast: Promise<PreparedCommand & { preview: string[] }> | undefined;
   if (values.last) {
     // Captured while ask loads the profile and the stores; the popup shows it once it is read.
-    pendingLast = captureLast({
+    pendingLast = captureLast(lastModules!, {
       home,
       env: io.env,
       ...(values.pane !== undefined ? { pane: values.pane } : {}),
@@ -173,15 +176,17 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   }
 }
 
+/** Loaded only for --last: the selection path stays as lean as it was. */
+function loadLastModules() {
+  return Promise.all([import('../../app/last-command.js'), import('../../app/ask-last.js')]);
+}
+
 /** The last command read (tmux, or the plugin's JSON), redacted, with the popup's preview lines. */
 async function captureLast(
+  modules: ReturnType<typeof loadLastModules>,
   opts: Parameters<typeof import('../../app/last-command.js').readLastCommand>[0],
 ): Promise<PreparedCommand & { preview: string[] }> {
-  // Loaded only for --last: the selection path stays as lean as it was.
-  const [{ readLastCommand }, { prepareLastCommand, lastCommandPreview }] = await Promise.all([
-    import('../../app/last-command.js'),
-    import('../../app/ask-last.js'),
-  ]);
+  const [{ readLastCommand }, { prepareLastCommand, lastCommandPreview }] = await modules;
   const p = prepareLastCommand(await readLastCommand(opts));
   if (p.capture.command.trim() === '' && p.capture.output.trim() === '')
     throw createError('LAST_COMMAND_UNAVAILABLE', { reason: p.capture.note ?? 'no command found' });
