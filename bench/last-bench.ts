@@ -15,7 +15,8 @@ import type { BenchRow } from './run.js';
 // text (`ask --stdin`, what the popup runs), measured in the same run, interleaved. Measured:
 // `ask --last --pane %N` (tmux: reads the shell integration's state file, one `tmux display` and
 // one `capture-pane`, redacts) and `ask --last --stdin` (WezTerm's JSON hand-over).
-// KORTTY_BENCH_LAST_RUNS sets the number of timed runs per path (default 15).
+// The three run in turn, each round starting with the next. KORTTY_BENCH_LAST_RUNS sets the
+// number of timed runs per path (default 15).
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL('../../bin/kortty-rag.js', import.meta.url));
@@ -123,9 +124,14 @@ export async function benchLast(): Promise<BenchRow[]> {
     const times: Record<keyof typeof paths, number[]> = { selection: [], tmux: [], stdin: [] };
     // Warm-up: starts the query service and loads the model, tokenizer and snapshot.
     for (const p of Object.values(paths)) await firstToken(p.args, p.env, p.stdin);
+    // Each round starts with another path, so none always follows the same one.
+    const names = Object.keys(paths) as (keyof typeof paths)[];
     for (let i = 0; i < runs; i++)
-      for (const [name, p] of Object.entries(paths))
-        times[name as keyof typeof paths].push(await firstToken(p.args, p.env, p.stdin));
+      for (let j = 0; j < names.length; j++) {
+        const name = names[(i + j) % names.length]!;
+        const p = paths[name];
+        times[name].push(await firstToken(p.args, p.env, p.stdin));
+      }
     const sel = median(times.selection);
     const tm = median(times.tmux);
     const st = median(times.stdin);
