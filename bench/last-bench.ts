@@ -1,157 +1,119 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { STARTER_MODEL_ID } from '../src/embed/starter-model.js';
-import { addSources, createStore } from '../src/store/engine.js';
-import { createFakeOpenAI } from '../test/helpers/fake-openai.js';
+import { type LastCommand, readLastCommand } from '../src/app/last-command.js';
+import { lastStatePath } from '../src/storage/paths.js';
+import { waitFor } from '../test/helpers/wait.js';
 import type { BenchRow } from './run.js';
 
-// What a user waits for after pressing "ask about the last command": a fresh `kortty-rag ask`
-// process, from spawn to the first token of the answer on stdout, with the query service warm and
-// the loopback OpenAI-compatible fake as the model. Anchor: "ask about selection" on the same
-// text (`ask --stdin`, what the popup runs), measured in the same run, interleaved. Measured:
-// `ask --last --pane %N` (tmux: reads the shell integration's state file, one `tmux display` and
-// one `capture-pane`, redacts) and `ask --last --stdin` (WezTerm's JSON hand-over).
-// The three run in turn, each round starting with the next. KORTTY_BENCH_LAST_RUNS sets the
-// number of timed runs per path (default 15).
+// `kortty-rag last`'s path in process: config and state file read and checked, `tmux display`,
+// `tmux capture-pane` of the command's rows (a second, unjoined capture when the history is full
+// and the rows are found by their text) and the bound, for a command that printed 10,000 lines
+// in a real bash with the shell integration in a real tmux. The anchor is the bare
+// `tmux capture-pane -p -J` of the same 10,000 rows, measured in the same run, alternating.
+// Target: ≤ 50 ms per capture.
+// KORTTY_BENCH_LAST_ROUNDS (default 30).
 
 const run = promisify(execFile);
-const BIN = fileURLToPath(new URL('../../bin/kortty-rag.js', import.meta.url));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const SNIPPET = fileURLToPath(new URL('../../shell/kortty-rag.bash', import.meta.url));
+const LINES = 10_000;
 
-/** ms from spawn to the first stdout byte; the process is then waited for. */
-async function firstToken(args: string[], env: NodeJS.ProcessEnv, stdin: string): Promise<number> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let first = -1;
-  let err = '';
-  child.stdout.on('data', () => {
-    if (first < 0) first = performance.now() - t0;
-  });
-  child.stderr.on('data', (d) => {
-    err += d;
-  });
-  child.stdin.end(stdin);
-  const code = await new Promise<number | null>((r) => child.on('exit', r));
-  if (code !== 0 || first < 0) throw new Error(`kortty-rag ${args.join(' ')} exited ${code}:\n${err}`);
-  if (!/answered by the query service/.test(err))
-    throw new Error(`the query service did not answer:\n${err}`);
-  return first;
-}
+/**
+ * Where the retrieval query is shaped from the captured command (its line and error lines). The
+ * shaping module is not on this branch yet; when it is, call it here so the figure includes it.
+ */
+const shapeForQuery = (last: LastCommand): string => `${last.command}\n${last.output}`;
 
-export async function benchLast(): Promise<BenchRow[]> {
-  const runs = Number(process.env.KORTTY_BENCH_LAST_RUNS ?? 15);
-  const home = await mkdtemp(join(tmpdir(), 'kortty-bench-last-'));
-  const docs = `${home}-docs`;
-  const socket = `kortty-bench-last-${process.pid}`;
-  const fake = await createFakeOpenAI();
-  const bin = join(home, 'bin');
+async function scenario(name: string, historyLimit: number, rounds: number): Promise<BenchRow> {
+  const dir = await mkdtemp(join(tmpdir(), 'kortty-bench-last-'));
+  const home = join(dir, 'kortty');
+  const socket = `kortty-bench-${randomBytes(4).toString('hex')}`;
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    PATH: process.env.PATH,
+    HOME: dir,
     KORTTY_HOME: home,
-    PATH: `${bin}:${process.env.PATH}`,
+    TERM: 'xterm-256color',
   };
-  delete env.TMUX;
-  const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args], { env }).then((r) => r.stdout);
+  const tmux = async (...args: string[]) => (await run('tmux', ['-L', socket, ...args], { env })).stdout;
   try {
-    await mkdir(docs, { recursive: true });
-    await mkdir(bin);
-    await writeFile(
-      join(bin, 'kortty-rag'),
-      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`,
-      { mode: 0o755 },
-    );
-    for (let i = 0; i < 60; i++)
-      await writeFile(
-        join(docs, `doc-${i}.md`),
-        `# topic ${i}\n\nls cannot access a path that does not exist; check the spelling of item ${i}.\n`,
-      );
-    await createStore({ name: 'bench', modelId: STARTER_MODEL_ID, roles: ['text'] }, home);
-    await addSources('bench', [{ kind: 'folder', path: docs }], {}, home);
-    await run(
-      process.execPath,
-      [BIN, 'profile', 'add', 'fake', '--base-url', fake.url, '--model', 'm', '--role', 'text'],
-      { env },
-    );
-
-    // A real bash with the shell integration in a real tmux pane, after a failing command.
-    const rc = join(home, 'bashrc');
-    await writeFile(rc, `PS1='kr$ '\nHISTFILE=/dev/null\neval "$(kortty-rag shell-init bash)"\n`);
+    await writeFile(join(dir, 'rc'), `PS1='$ '\nsource ${JSON.stringify(SNIPPET)}\n`);
+    await writeFile(join(dir, 'tmux.conf'), `set -g history-limit ${historyLimit}\n`);
     await tmux(
       '-f',
-      '/dev/null',
+      join(dir, 'tmux.conf'),
       'new-session',
       '-d',
-      '-s',
-      'b',
       '-x',
       '120',
       '-y',
       '40',
-      `bash --noprofile --rcfile '${rc}' -i`,
+      `bash --rcfile ${join(dir, 'rc')} -i`,
     );
-    const pane = (await tmux('display', '-p', '-t', 'b', '#{pane_id}')).trim();
-    const tmuxEnv = {
-      ...env,
-      TMUX: `${(await tmux('display', '-p', '#{socket_path}')).trim()},${(await tmux('display', '-p', '#{pid}')).trim()},0`,
+    const [pane, socketPath, pid] = (await tmux('display', '-p', '#{pane_id} #{socket_path} #{pid}'))
+      .trim()
+      .split(' ') as [string, string, string];
+    await tmux('send-keys', '-t', pane, '-l', `seq ${LINES}`);
+    await tmux('send-keys', '-t', pane, 'Enter');
+    const state = lastStatePath(Number(pid), pane, home);
+    await waitFor(
+      async () => (await readFile(state, 'utf8').catch(() => '')).includes(`last-command seq ${LINES}`),
+      'the shell to record the command',
+    );
+    const clientEnv = { ...env, TMUX: `${socketPath},${pid},0` };
+    const last = async () => {
+      const l = await readLastCommand({
+        pane,
+        home,
+        env: clientEnv,
+        maxLines: LINES,
+        maxBytes: 4 * 1024 * 1024,
+      });
+      return shapeForQuery(l).length;
     };
-    await tmux('send-keys', '-t', pane, 'ls -la /nonexistent-bench /tmp/also-missing', 'Enter');
-    let captured: { output: string; exitCode: number | null } | undefined;
-    for (let i = 0; i < 200 && captured?.exitCode !== 2; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      const r = await run(process.execPath, [BIN, 'last', '--pane', pane, '--json'], { env: tmuxEnv }).catch(
-        () => undefined,
-      );
-      if (r) captured = JSON.parse(r.stdout);
-    }
-    if (captured?.exitCode !== 2)
-      throw new Error(`the failing command was not captured: ${JSON.stringify(captured)}`);
-    const selection = captured.output;
-    const json = JSON.stringify({
-      command: 'ls -la /nonexistent-bench /tmp/also-missing',
-      output: selection,
-      exitCode: 2,
+    const bare = async () =>
+      (await tmux('capture-pane', '-p', '-J', '-t', pane, '-S', `-${LINES}`, '-E', '-1')).length;
+    const check = await readLastCommand({
+      pane,
+      home,
+      env: clientEnv,
+      maxLines: LINES,
+      maxBytes: 4 * 1024 * 1024,
     });
-
-    const paths = {
-      selection: { args: ['ask', '--stdin', '--verbose'], stdin: selection, env },
-      tmux: { args: ['ask', '--last', '--pane', pane, '--verbose'], stdin: '', env: tmuxEnv },
-      stdin: { args: ['ask', '--last', '--stdin', '--verbose'], stdin: json, env },
+    const got = check.output.split('\n');
+    await last();
+    await bare();
+    const tLast: number[] = [];
+    const tBare: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      let t0 = performance.now();
+      await last();
+      tLast.push(performance.now() - t0);
+      t0 = performance.now();
+      await bare();
+      tBare.push(performance.now() - t0);
+    }
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const ms = med(tLast);
+    const anchor = med(tBare);
+    return {
+      name: `last: ${name}`,
+      ratio: ms / anchor,
+      details: `median ${ms.toFixed(1)} ms per capture (target ≤ 50 ms: ${ms <= 50 ? 'met' : 'MISSED'}) vs bare capture-pane ${anchor.toFixed(1)} ms; ${got.length} lines captured (last "${got.at(-1)}"${check.truncated ? ', cut' : ''}), history-limit ${historyLimit}, ${rounds} rounds`,
     };
-    const times: Record<keyof typeof paths, number[]> = { selection: [], tmux: [], stdin: [] };
-    // Warm-up: starts the query service and loads the model, tokenizer and snapshot.
-    for (const p of Object.values(paths)) await firstToken(p.args, p.env, p.stdin);
-    // Each round starts with another path, so none always follows the same one.
-    const names = Object.keys(paths) as (keyof typeof paths)[];
-    for (let i = 0; i < runs; i++)
-      for (let j = 0; j < names.length; j++) {
-        const name = names[(i + j) % names.length]!;
-        const p = paths[name];
-        times[name].push(await firstToken(p.args, p.env, p.stdin));
-      }
-    const sel = median(times.selection);
-    const tm = median(times.tmux);
-    const st = median(times.stdin);
-    return [
-      {
-        name: 'last: tmux key to first token / selection',
-        ratio: tm / sel,
-        details: `ask --last --pane p50 ${tm.toFixed(0)} ms; ask --stdin (selection) p50 ${sel.toFixed(0)} ms (aim <= 1.10); ${runs} runs each, warm service`,
-      },
-      {
-        name: 'last: WezTerm JSON to first token / selection',
-        ratio: st / sel,
-        details: `ask --last --stdin p50 ${st.toFixed(0)} ms (aim <= 1.10)`,
-      },
-    ];
   } finally {
     await tmux('kill-server').catch(() => {});
-    await run(process.execPath, [BIN, 'service', 'stop'], { env }).catch(() => {});
-    await fake.close();
-    await rm(home, { recursive: true, force: true });
-    await rm(docs, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
+}
+
+export async function benchLast(): Promise<BenchRow[]> {
+  const rounds = Number(process.env.KORTTY_BENCH_LAST_ROUNDS ?? 30);
+  return [
+    await scenario('10,000-line output, exact rows', 20_000, rounds),
+    await scenario('10,000-line output, full history (found by text)', LINES, rounds),
+  ];
 }

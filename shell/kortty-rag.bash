@@ -86,7 +86,10 @@ __kr_record() {
       esac
     done <"$f"
   fi
-  __kr_query || return
+  # Without tmux's answer the command line and status are still recorded (no rows), so an older
+  # command is never mistaken for the last one.
+  local placed=1
+  __kr_query || placed=0
   out=('kortty-rag-last 1' "pane $TMUX_PANE")
   if [[ $1 == start ]]; then
     local cmd=
@@ -97,20 +100,27 @@ __kr_record() {
     [[ $h =~ ^\ *[0-9]+\*?\ \ (.*)$ ]] && h=${BASH_REMATCH[1]} || h=
     if ((HISTCMD > ${__kr_hc:-0})); then
       cmd=$h
-    elif [[ -n $h ]]; then
+    elif [[ -n $h && $placed == 1 ]]; then
       local row=${__kr_rows[1 + (__kr_hs > 0) + __kr_cy - 1]-}
       row=${row%"${row##*[![:space:]]}"}
       [[ $row == *"${h##*$'\n'}" ]] && cmd=$h
     fi
     __kr_enc "$cmd" 4096
-    out+=("${last[@]}" "run-command $REPLY" "run-start $__kr_pos")
-    __kr_row $((__kr_cy - 1))
-    out+=("run-anchor $REPLY")
+    out+=("${last[@]}" "run-command $REPLY")
+    if ((placed)); then
+      out+=("run-start $__kr_pos")
+      __kr_row $((__kr_cy - 1))
+      out+=("run-anchor $REPLY")
+    fi
   else
     ((${#run[@]})) || return
-    out+=("${run[@]/#run-/last-}" "last-end $__kr_pos" "last-exit $2")
-    if ((__kr_cx > 0)); then __kr_row "$__kr_cy"; else __kr_row $((__kr_cy - 1)); fi
-    out+=("last-end-anchor $REPLY")
+    if ((placed)) && [[ ${run[1]-} == 'run-start '* ]]; then
+      out+=("${run[@]/#run-/last-}" "last-end $__kr_pos" "last-exit $2")
+      if ((__kr_cx > 0)); then __kr_row "$__kr_cy"; else __kr_row $((__kr_cy - 1)); fi
+      out+=("last-end-anchor $REPLY")
+    else
+      out+=("${run[0]/#run-/last-}" "last-exit $2")
+    fi
   fi
   printf '%s\n' "${out[@]}" >|"$f.$BASHPID" && mv -f "$f.$BASHPID" "$f"
 }

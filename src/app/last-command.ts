@@ -87,6 +87,22 @@ export async function readLastCommand(opts: LastCommandOptions): Promise<LastCom
   const path = lastStatePath(now.serverPid, now.paneId, home);
   const text = await readLastStateText(path);
   const state = text === undefined ? undefined : parseLastState(text, path);
+  if (state && state.pane !== now.paneId)
+    throw createError('FILE_INVALID', {
+      path: sanitizeLine(path),
+      kind: 'last-command state',
+      field: 'pane',
+      expected: now.paneId,
+      found: sanitizeLine(state.pane),
+    });
+  if (state?.unplaced)
+    return {
+      ...state.unplaced,
+      output: '',
+      truncated: false,
+      marks: true,
+      note: 'tmux did not answer the shell when the command ran, so where its output lies is not known',
+    };
   if (!state?.last) return fallback(tmux, now, new RegExp(settings.promptPattern, 'u'), maxLines, maxBytes);
   const rec = state.last;
   const base = { command: rec.command, exitCode: rec.exitCode, marks: true };

@@ -78,6 +78,8 @@ export interface RecordedCommand {
 export interface LastState {
   pane: string;
   last?: RecordedCommand;
+  /** The last command when tmux did not answer the shell at its start or end: no rows known. */
+  unplaced?: { command: string; exitCode: number | null };
   /** A command that has started and not ended (the one running `kortty-rag last`, or another). */
   running?: { command: string };
 }
@@ -128,6 +130,8 @@ export function parseLastState(text: string, path: string): LastState {
       anchor: s['last-anchor'] ?? '',
       endAnchor: s['last-end-anchor'] ?? '',
     };
-  if (s['run-start']) state.running = { command: s['run-command'] ?? '' };
+  else if (s['last-command'] !== undefined || s['last-exit'] !== undefined)
+    state.unplaced = { command: s['last-command'] ?? '', exitCode: s['last-exit'] ?? null };
+  if (s['run-command'] !== undefined) state.running = { command: s['run-command'] ?? '' };
   return state;
 }

@@ -10,7 +10,8 @@ import { configPath } from './paths.js';
 // older kortty-rag still runs on a config a newer one wrote.
 //
 //   {"service": {"enabled": true, "idleMinutes": 15, "answerTimeoutMs": 1500, "startTimeoutMs": 3000},
-//    "tui": {"keymap": "vim", "theme": "light"}}
+//    "tui": {"keymap": "vim", "theme": "light"},
+//    "last": {"promptPattern": "^\\S+[$#] ", "maxLines": 200, "maxBytes": 16384}}
 
 const number = (min: number, max: number) => z.number().min(min).max(max);
 
@@ -55,9 +56,9 @@ export const lastBlockSchema = z.strictObject({
 export const configShape = {
   service: serviceBlockSchema.optional(),
   tui: tuiBlockSchema.optional(),
-  last: lastBlockSchema.optional(),
   keymap: z.string().optional(),
   theme: z.string().optional(),
+  last: lastBlockSchema.optional(),
 };
 
 /** The whole file; unknown keys pass (see unknownConfigKeys). */

@@ -268,7 +268,7 @@ test.serial('config.json: status warns about an unknown top-level key and still 
   t.is(r.out, 'RAG no stores\n');
   t.is(
     r.err,
-    `kortty-rag status: ${path}: unknown key "servcie" ignored (known: service, tui, keymap, theme)\n`,
+    `kortty-rag status: ${path}: unknown key "servcie" ignored (known: service, tui, keymap, theme, last)\n`,
   );
   // --json stays parseable; the warning is on stderr.
   const j = await run(['status', '--json']);
