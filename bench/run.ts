@@ -29,7 +29,11 @@ const SUITES: Record<string, () => Promise<BenchRow[]>> = {
   shape: async () => (await import('./shape-bench.js')).benchShape(),
   tui: async () => (await import('./tui-bench.js')).benchTui(),
   mcp: async () => (await import('./mcp-bench.js')).benchMcp(),
-  last: async () => (await import('./last-bench.js')).benchLast(),
+  last: async () => [
+    ...(await (await import('./last-bench.js')).benchLast()),
+    ...(await (await import('./last-key-bench.js')).benchLastKey()),
+  ],
+  'last-key': async () => (await import('./last-key-bench.js')).benchLastKey(),
 };
 
 async function main() {

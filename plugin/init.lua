@@ -17,6 +17,11 @@ M.defaults = {
   profile = nil,
   -- Free in WezTerm's default key table (CTRL+SHIFT+R is its own "reload configuration").
   ask_key = { key = 'a', mods = 'CTRL|SHIFT' },
+  -- Ask about the last command (O: its Output); CTRL+SHIFT+L is WezTerm's debug overlay.
+  ask_last_key = { key = 'o', mods = 'CTRL|SHIFT' },
+  -- Rows of the last command's output read from the pane at most (its last rows); the CLI bounds
+  -- it again to its own limit.
+  last_max_lines = 2000,
   manager_key = { key = 'b', mods = 'CTRL|SHIFT' },
   -- Where answers and the manager open: 'Bottom' | 'Right' | 'Top' | 'Left' split, or 'tab'.
   ask_direction = 'Bottom',
@@ -150,6 +155,99 @@ function M.ask_selection(o)
   end)
 end
 
+--- The last complete command of a pane from its semantic zones (OSC 133, written by the shell
+--- integration): the Input zone (command line) and Output zones between the two last prompts.
+--- Returns { command, output, truncated } or nil and the reason.
+function M.last_command(pane, max_lines)
+  local zones = pane.get_semantic_zones and pane:get_semantic_zones() or {}
+  local current
+  for i = #zones, 1, -1 do
+    if zones[i].semantic_type == 'Prompt' then
+      current = i
+      break
+    end
+  end
+  if not current then
+    return nil, 'no shell integration marks in this pane: source the output of `kortty-rag shell-init bash|zsh|fish` in your shell'
+  end
+  local input, first, last
+  for i = current - 1, 1, -1 do
+    local z = zones[i]
+    if z.semantic_type == 'Prompt' then
+      break
+    elseif z.semantic_type == 'Output' then
+      first = z
+      last = last or z
+    elseif z.semantic_type == 'Input' then
+      input = z
+    end
+  end
+  if not input then
+    return nil, 'no complete command before the prompt'
+  end
+  local command = pane:get_text_from_semantic_zone(input):gsub('%s+$', '')
+  local output, truncated = '', false
+  if first then
+    local zone = {
+      semantic_type = 'Output',
+      start_y = first.start_y,
+      start_x = first.start_x,
+      end_y = last.end_y,
+      end_x = last.end_x,
+    }
+    if zone.end_y - zone.start_y + 1 > max_lines then
+      -- Only the last rows are read: a 100k-line output is never copied whole.
+      zone.start_y = zone.end_y - max_lines + 1
+      zone.start_x = 0
+      truncated = true
+    end
+    output = pane:get_text_from_semantic_zone(zone)
+  end
+  return { command = command, output = output, truncated = truncated }
+end
+
+local JSON_ESCAPES = { ['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
+
+--- A Lua string as a JSON string (UTF-8 passes through; control characters become \u00XX).
+function M.json_string(s)
+  return '"' .. s:gsub('[%c"\\]', function(c)
+    return JSON_ESCAPES[c] or string.format('\\u%04x', c:byte())
+  end) .. '"'
+end
+
+--- The argv run in the split for the last command: its JSON is only the file's content.
+function M.ask_last_args(o, path)
+  local args = { 'sh', '-c', M.ASK_SCRIPT, 'kortty-rag-ask', path }
+  local cli = argv(o, 'ask', '--action', o.action, '--last', '--stdin')
+  if o.profile and o.profile ~= '' then
+    cli[#cli + 1] = '--profile'
+    cli[#cli + 1] = o.profile
+  end
+  for _, a in ipairs(cli) do
+    args[#args + 1] = a
+  end
+  return args
+end
+
+function M.ask_last(o)
+  return wezterm.action_callback(function(window, pane)
+    local last, why = M.last_command(pane, o.last_max_lines)
+    if not last then
+      notify(window, why)
+      return
+    end
+    -- WezTerm keeps no exit code in its zones: the CLI says it is not known. A cut made here is
+    -- below the CLI's own bound (last_max_lines is larger), which cuts again and says so.
+    local json = '{"command":' .. M.json_string(last.command) .. ',"output":' .. M.json_string(last.output) .. '}'
+    local path, err = M.write_selection(o, json)
+    if not path then
+      notify(window, 'cannot write the last command to a temporary file: ' .. tostring(err))
+      return
+    end
+    open_view(window, pane, o.ask_direction, o.ask_size, M.ask_last_args(o, path))
+  end)
+end
+
 function M.open_manager(o)
   return wezterm.action_callback(function(window, pane)
     open_view(window, pane, o.manager_direction, o.manager_size, argv(o, 'tui'))
@@ -208,6 +306,7 @@ function M.apply_to_config(config, opts)
   local o = merge(opts)
   config.keys = config.keys or {}
   table.insert(config.keys, { key = o.ask_key.key, mods = o.ask_key.mods, action = M.ask_selection(o) })
+  table.insert(config.keys, { key = o.ask_last_key.key, mods = o.ask_last_key.mods, action = M.ask_last(o) })
   table.insert(config.keys, { key = o.manager_key.key, mods = o.manager_key.mods, action = M.open_manager(o) })
   if o.status then
     wezterm.on('update-right-status', M.status_handler(o))

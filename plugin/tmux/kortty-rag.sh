@@ -9,7 +9,9 @@
 #   kortty-rag.sh copy-key CLIENT PANE SELECTED   copy-mode key: no selection -> a message, else copy-pipe
 #   kortty-rag.sh selection CLIENT     stdin = copy-mode selection -> popup with the answer
 #   kortty-rag.sh ask-buffer CLIENT    most recent tmux buffer -> popup with the answer
+#   kortty-rag.sh ask-last CLIENT PANE the pane's last command -> popup with the answer
 #   kortty-rag.sh popup-ask FILE       (inside the popup) kortty-rag ask --stdin < FILE
+#   kortty-rag.sh popup-last PANE      (inside the popup) kortty-rag ask --last --pane PANE
 #   kortty-rag.sh manager              (inside the popup) kortty-rag tui
 #   kortty-rag.sh watch                kortty-rag watch --if-not-running --log (a tmux job)
 
@@ -24,6 +26,9 @@ manager_key_option='@kortty-rag-manager-key'
 manager_key_default='B'
 ask_key_option='@kortty-rag-ask-key'
 ask_key_default='A'
+# O (Output of the last command): free in tmux's default table, where L is switch-client -l.
+last_key_option='@kortty-rag-last-key'
+last_key_default='O'
 copy_mode_key_option='@kortty-rag-copy-mode-key'
 copy_mode_key_default='a'
 popup_size_option='@kortty-rag-popup-size'
@@ -190,6 +195,17 @@ cmd_ask_buffer() {
 	ask_file "${1:-}" "$file"
 }
 
+# The key for the last command: the pane is named by tmux (#{pane_id}, `%N`), never by terminal
+# text; the popup captures it through `kortty-rag ask --last --pane`.
+cmd_ask_last() {
+	local client=${1:-} pane=${2:-}
+	if [[ ! $pane =~ ^%[0-9]+$ ]]; then
+		display_to "$client" "cannot tell which pane to read the last command from (got '$pane')"
+		return 1
+	fi
+	open_view "$client" "kortty-rag last command" "$(sh_quote "$SCRIPT") popup-last $(sh_quote "$pane")"
+}
+
 wait_for_key() {
 	printf '\n[press any key to close]'
 	read -rsn1 _ || true
@@ -207,6 +223,22 @@ cmd_popup_ask() {
 	rm -f "$file"
 	if ((rc != 0)); then
 		display_error "ask failed (exit $rc); the popup shows why"
+	fi
+	wait_for_key
+	return 0
+}
+
+cmd_popup_last() {
+	local pane=$1 action profile rc
+	action="$(get_option "$action_option" "$action_default")"
+	profile="$(get_option "$profile_option" "$profile_default")"
+	local args=(ask --action "$action" --last --pane "$pane")
+	[[ -n $profile ]] && args+=(--profile "$profile")
+	cli_command
+	"${CLI[@]}" "${args[@]}" </dev/null
+	rc=$?
+	if ((rc != 0)); then
+		display_error "ask about the last command failed (exit $rc); the popup shows why"
 	fi
 	wait_for_key
 	return 0
@@ -279,9 +311,10 @@ add_status_line() {
 }
 
 cmd_init() {
-	local manager_key ask_key copy_key q_script f_script w h
+	local manager_key ask_key last_key copy_key q_script f_script w h
 	manager_key="$(get_option "$manager_key_option" "$manager_key_default")"
 	ask_key="$(get_option "$ask_key_option" "$ask_key_default")"
+	last_key="$(get_option "$last_key_option" "$last_key_default")"
 	copy_key="$(get_option "$copy_mode_key_option" "$copy_mode_key_default")"
 	read -r w h <<<"$(popup_size)"
 	q_script="$(sh_quote "$SCRIPT")"
@@ -297,6 +330,8 @@ cmd_init() {
 	fi
 	tmux bind-key "$ask_key" run-shell -b "$f_script ask-buffer '#{client_name}'" ||
 		display_error "cannot bind $ask_key_option ($ask_key)"
+	tmux bind-key "$last_key" run-shell -b "$f_script ask-last '#{client_name}' '#{pane_id}'" ||
+		display_error "cannot bind $last_key_option ($last_key)"
 	local table
 	for table in copy-mode-vi copy-mode; do
 		tmux bind-key -T "$table" "$copy_key" run-shell -b "$f_script copy-key '#{client_name}' '#{pane_id}' '#{selection_present}'" ||
@@ -326,6 +361,8 @@ main() {
 	selection) cmd_selection "$@" ;;
 	ask-buffer) cmd_ask_buffer "$@" ;;
 	popup-ask) cmd_popup_ask "$@" ;;
+	ask-last) cmd_ask_last "$@" ;;
+	popup-last) cmd_popup_last "$@" ;;
 	manager) cmd_manager ;;
 	watch) cmd_watch ;;
 	*)

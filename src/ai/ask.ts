@@ -24,8 +24,9 @@ import {
 } from './backends/search-knowledge.js';
 import type { ChatBackend } from './backends/types.js';
 import { checkCitations } from './citations.js';
+import type { LastCommandCapture } from './last-command.js';
 import { storesForAction } from './policy.js';
-import { presetFor } from './presets.js';
+import { lastCommandQuestion, presetFor } from './presets.js';
 import { loadPresets } from './presets-file.js';
 import { getProfile, profileForRole } from './profiles.js';
 import { loadProfiles } from './profiles-file.js';
@@ -48,6 +49,11 @@ export interface ActionInput {
   selection?: string;
   /** The selection was longer than the byte cap when read (the faces read it; see app/selection.ts). */
   selectionCut?: SelectionCut;
+  /**
+   * The last command (redacted and bounded by the caller), asked about in place of a selection;
+   * a promise while it is still being captured, which overlaps loading the profile and stores.
+   */
+  lastCommand?: LastCommandInput | PromiseLike<LastCommandInput>;
   profile?: string;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
@@ -64,6 +70,12 @@ export interface ActionInput {
   onExcerpts?: (excerpts: readonly Excerpt[]) => void;
   /** A store or AI Skill left out because its file is damaged (the text names the file and why). */
   onWarning?: (message: string) => void;
+}
+
+export interface LastCommandInput extends LastCommandCapture {
+  marks?: boolean;
+  /** What the caller redacted from it, for the run record (kinds and counts). */
+  redactions?: readonly { kind: string; count: number }[];
 }
 
 export interface ActionResult {
@@ -110,8 +122,12 @@ export async function searchRetrieval(
 
 export async function runAction(input: ActionInput): Promise<ActionResult> {
   const home = input.home ?? korttyHome();
+  const pending = input.lastCommand === undefined ? undefined : Promise.resolve(input.lastCommand);
+  // Awaited below; a capture that fails while the profile is loading must not go unhandled.
+  pending?.catch(() => {});
   const { profile, roles } = await resolveProfile(input.profile, input.action, home);
   const { stores: allStores, damaged } = await scanStores(home);
+  const last = pending ? await pending : undefined;
   for (const d of damaged) input.onWarning?.(damagedStoreWarning(d));
   const stores = storesForAction(input.action, profile.name, allStores, roles);
   const plan = retrievalPlan(profile.retrievalMode);
@@ -121,11 +137,15 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   ]);
   // A broken skill is left out of the prompt, and said so.
   for (const p of skills.problems) input.onWarning?.(p.message);
+  const preset = presetFor(profile.family, presets);
   const promptInput = {
     action: input.action,
     prompt: input.prompt,
+    ...(last
+      ? { lastCommand: { capture: last, question: lastCommandQuestion(preset, presets, last.exitCode) } }
+      : {}),
     skills: skills.skills,
-    preset: presetFor(profile.family, presets),
+    preset,
     requireCitations: profile.requireCitations,
     retrievalMode: stores.length > 0 ? profile.retrievalMode : ('before' as const),
   };
@@ -135,7 +155,11 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
   const selection = fitted.text;
   const selectionCut = fitted.cut;
   if (selectionCut) input.onWarning?.(describeCut(selectionCut));
-  const query = queryFor({ prompt: input.prompt, selection });
+  const query = queryFor({
+    prompt: input.prompt,
+    selection,
+    ...(last ? { lastCommand: { capture: last } } : {}),
+  });
   const retrieveRaw =
     input.retrieve ?? ((req: SearchRequest<StoreConfig>) => searchRetrieval(req, input.searchDeps));
   // Each left-out store is said once per action, however many tool calls retrieve.
@@ -231,6 +255,10 @@ export async function runAction(input: ActionInput): Promise<ActionResult> {
         ...(error ? { reason: error } : {}),
         ...(selectionCut ? { selectionCut } : {}),
         answer,
+        ...(last
+          ? { lastCommand: { exitCode: last.exitCode, truncated: last.truncated, marks: last.marks } }
+          : {}),
+        ...(last?.redactions ? { redactions: last.redactions } : {}),
       }),
       runsDir(home),
     );

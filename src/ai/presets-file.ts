@@ -48,7 +48,12 @@ export async function loadPresets(
           path,
           reason: `family: "${preset.family}" does not match the file name`,
         });
-      out.set(family, preset);
+      // An override written before the last-command texts existed keeps the built-in ones.
+      const prev = out.get(family);
+      out.set(
+        family,
+        preset.lastCommand || !prev?.lastCommand ? preset : { ...preset, lastCommand: prev.lastCommand },
+      );
     }
   }
   return out;

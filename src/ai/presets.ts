@@ -2,7 +2,8 @@
 //
 //   { "family": "qwen", "displayName": "...", "systemRole": true,
 //     "instructions": "always added", "citationHint": "added only when a context block is present",
-//     "stop": ["<|im_end|>"] }
+//     "stop": ["<|im_end|>"],
+//     "lastCommand": { "succeeded": "…", "failed": "…", "unknown": "…" } }
 // `systemRole: false` tells chat backends the family's template has no system turn (Gemma,
 // DeepSeek-R1): the system text is then prepended to the first user turn, order unchanged.
 
@@ -20,6 +21,13 @@ export const presetSchema = z.strictObject({
   citationHint: z.string(),
   /** Extra stop strings for backends that need them. */
   stop: z.array(z.string().min(1)).default([]),
+  /**
+   * The request of "ask about the last command", by its exit code (0, non-zero, unknown). A
+   * family without it uses the generic preset's.
+   */
+  lastCommand: z
+    .strictObject({ succeeded: z.string().min(1), failed: z.string().min(1), unknown: z.string().min(1) })
+    .optional(),
 });
 
 export type ModelPreset = z.output<typeof presetSchema>;
@@ -48,6 +56,21 @@ export function presetFor(family: string, presets: ReadonlyMap<string, ModelPres
   const p = presets.get(family) ?? presets.get('generic');
   if (!p) throw createError('PRESET_NOT_FOUND', { family, known: [...presets.keys()].join(', ') || 'none' });
   return p;
+}
+
+/** The request for a last command that exited with this code (null: not known). */
+export function lastCommandQuestion(
+  preset: ModelPreset,
+  presets: ReadonlyMap<string, ModelPreset>,
+  exitCode: number | null,
+): string {
+  const texts = preset.lastCommand ?? presets.get('generic')?.lastCommand;
+  if (!texts)
+    throw createError('PRESET_INVALID', {
+      path: `${preset.family}.json`,
+      reason: 'lastCommand: missing (and no generic preset has it)',
+    });
+  return exitCode === null ? texts.unknown : exitCode === 0 ? texts.succeeded : texts.failed;
 }
 
 /** The preset section of a prompt. */

@@ -9,6 +9,12 @@ import { type BlockExcerpt, renderContextBlock } from '../retrieve/block.js';
 import { neutralizeUserPrompt, normalizeUntrusted, sanitizeUntrusted } from '../retrieve/sanitize.js';
 import type { ActionKind, RetrievalMode } from '../types.js';
 import { actionContract } from './contracts.js';
+import {
+  type LastCommandCapture,
+  lastCommandFacts,
+  lastCommandQuery,
+  lastCommandText,
+} from './last-command.js';
 import { retrievalClass } from './policy.js';
 import { type ModelPreset, presetText } from './presets.js';
 import { type Skill, skillsForAction, skillsText } from './skills.js';
@@ -30,6 +36,11 @@ export interface PromptInput {
   prompt?: string;
   /** Selected terminal or snippet text (untrusted data). */
   selection?: string;
+  /**
+   * The last command and its output (untrusted data, in place of a selection), with the request
+   * for it from the presets (used when the user typed no prompt).
+   */
+  lastCommand?: { capture: LastCommandCapture; question: string };
   /** All loaded skills; those not applying to the action are left out. */
   skills?: readonly Skill[];
   /** Selected excerpts (src/retrieve/bounds.ts); rendered here so the block is always ours. */
@@ -51,8 +62,20 @@ export interface AssembledPrompt {
   markers: string[];
 }
 
-/** Query = the user's prompt, or the selected text when there is none (invisible/ANSI noise removed). */
-export function queryFor(input: { prompt?: string; selection?: string }): string {
+/**
+ * Query = the user's prompt, or the selected text when there is none (invisible/ANSI noise
+ * removed); for a last command, its command line and error lines (after the prompt, if any).
+ */
+export function queryFor(input: {
+  prompt?: string;
+  selection?: string;
+  lastCommand?: { capture: LastCommandCapture };
+}): string {
+  if (input.lastCommand) {
+    const q = lastCommandQuery(input.lastCommand.capture, input.prompt);
+    if (q !== '') return q;
+    throw createError('QUERY_EMPTY');
+  }
   const prompt = normalizeUntrusted(input.prompt ?? '').trim();
   if (prompt !== '') return prompt;
   const selection = normalizeUntrusted(input.selection ?? '').trim();
@@ -72,7 +95,9 @@ export function assemblePrompt(input: PromptInput): AssembledPrompt {
   }
   const mode = input.retrievalMode ?? 'before';
   const toolOffered = cls !== 'never' && mode !== 'before';
-  const selection = normalizeUntrusted(input.selection ?? '').trim() !== '' ? input.selection! : '';
+  const last = input.lastCommand;
+  const selectionText = last ? lastCommandText(last.capture) : (input.selection ?? '');
+  const selection = normalizeUntrusted(selectionText).trim() !== '' ? selectionText : '';
   const block = renderContextBlock(excerpts);
 
   const sections: PromptSection[] = [];
@@ -101,7 +126,16 @@ export function assemblePrompt(input: PromptInput): AssembledPrompt {
   );
   add('context', 'system', block);
   add('preset', 'system', neutralizeUserPrompt(presetText(input.preset, block !== '' || toolOffered)));
-  add('user', 'user', userContent(input.prompt ?? '', selection));
+  add(
+    'user',
+    'user',
+    last
+      ? userContent(
+          [lastCommandFacts(last.capture), input.prompt?.trim() ? input.prompt : last.question].join('\n'),
+          selection,
+        )
+      : userContent(input.prompt ?? '', selection),
+  );
 
   const system = sections
     .filter((s) => s.role === 'system')

@@ -54,6 +54,18 @@ const runViaSchema = z.object({
 });
 export type RunVia = z.infer<typeof runViaSchema>;
 
+/** An action about the last command: what was known of it (its text is not kept). */
+const runLastCommandSchema = z.object({
+  exitCode: z.number().int().nullable(),
+  truncated: z.boolean(),
+  /** The boundaries came from the shell integration's marks, not a prompt pattern. */
+  marks: z.boolean().optional(),
+});
+export type RunLastCommand = z.infer<typeof runLastCommandSchema>;
+
+/** Secrets redacted from terminal text before it was sent: kinds and counts, never the secret. */
+const runRedactionSchema = z.object({ kind: z.string(), count: z.number().int().positive() });
+
 /** One line of a run log. Unknown fields are dropped, so a newer version's records still read. */
 export const runRecordSchema = z.object({
   v: z.literal(1),
@@ -89,6 +101,8 @@ export const runRecordSchema = z.object({
       slotTokens: num.optional(),
     })
     .optional(),
+  lastCommand: runLastCommandSchema.optional(),
+  redactions: z.array(runRedactionSchema).optional(),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 
@@ -109,6 +123,8 @@ export interface RunInput {
   answer?: string;
   via?: RunVia;
   selectionCut?: RunRecord['selectionCut'];
+  lastCommand?: RunLastCommand;
+  redactions?: readonly { kind: string; count: number }[];
 }
 
 const EXCERPT_KEYS = [
@@ -165,6 +181,14 @@ export function createRunRecord(input: RunInput): RunRecord {
       tool: input.via.tool,
       ...(input.via.client !== undefined ? { client: input.via.client } : {}),
     };
+  if (input.lastCommand !== undefined)
+    r.lastCommand = {
+      exitCode: input.lastCommand.exitCode,
+      truncated: input.lastCommand.truncated,
+      ...(input.lastCommand.marks !== undefined ? { marks: input.lastCommand.marks } : {}),
+    };
+  if (input.redactions !== undefined && input.redactions.length > 0)
+    r.redactions = input.redactions.map((x) => ({ kind: x.kind, count: x.count }));
   return r;
 }
 

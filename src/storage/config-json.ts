@@ -47,17 +47,16 @@ const isRegExp = (s: string) => {
   }
 };
 
+/** Bounds of the last command's output, shared by config.json and `kortty-rag last --lines/--bytes`. */
+export const LAST_LINES_RANGE = { min: 1, max: 100_000 } as const;
+export const LAST_BYTES_RANGE = { min: 256, max: 4 * 1024 * 1024 } as const;
+
 /** "last": `kortty-rag last` (the last command of a tmux pane): its bounds and the fallback's prompt pattern. */
 export const lastBlockSchema = z.strictObject({
   /** A JavaScript regular expression matching a prompt at the start of a line; the command follows the match. */
   promptPattern: z.string().min(1).max(500).refine(isRegExp, 'a valid regular expression').optional(),
-  maxLines: z.number().int().min(1).max(100_000).optional(),
-  maxBytes: z
-    .number()
-    .int()
-    .min(256)
-    .max(4 * 1024 * 1024)
-    .optional(),
+  maxLines: z.number().int().min(LAST_LINES_RANGE.min).max(LAST_LINES_RANGE.max).optional(),
+  maxBytes: z.number().int().min(LAST_BYTES_RANGE.min).max(LAST_BYTES_RANGE.max).optional(),
 });
 
 /** Every known top-level key. "keymap" and "theme" at the top level are the TUI's older spelling. */

@@ -64,11 +64,38 @@ local function read_file(path)
   return s
 end
 
+-- A pane whose screen is `rows` (0-based rows, as WezTerm's stable row indices) and whose
+-- semantic zones are `zones`; get_text_from_semantic_zone reads the zone's cells like WezTerm.
+local function zoned_pane(rows, zones)
+  local p = fake_pane()
+  p.read = {}
+  function p:get_semantic_zones()
+    return zones
+  end
+  function p:get_text_from_semantic_zone(z)
+    table.insert(self.read, z)
+    local out = {}
+    for y = z.start_y, z.end_y do
+      local line = rows[y + 1] or ''
+      local from = (y == z.start_y) and z.start_x + 1 or 1
+      local to = (y == z.end_y) and z.end_x + 1 or #line
+      out[#out + 1] = line:sub(from, to)
+    end
+    return table.concat(out, '\n')
+  end
+  return p
+end
+
+local function zone(kind, sy, sx, ey, ex)
+  return { semantic_type = kind, start_y = sy, start_x = sx, end_y = ey, end_x = ex }
+end
+
 test('apply_to_config keeps existing keys and registers the ask and manager keys', function()
   local config = { keys = { { key = 'x', mods = 'ALT', action = 'existing' } } }
   local out = plugin.apply_to_config(config, {})
   check(out == config, 'returns the config')
-  check(#config.keys == 3, 'three keys, got ' .. #config.keys)
+  check(#config.keys == 4, 'four keys, got ' .. #config.keys)
+  check(find_key(config, 'o', 'CTRL|SHIFT').action.callback, 'last-command key with a callback')
   check(config.keys[1].action == 'existing', 'existing key kept')
   check(find_key(config, 'a', 'CTRL|SHIFT').action.callback, 'ask key with a callback')
   check(find_key(config, 'b', 'CTRL|SHIFT').action.callback, 'manager key with a callback')
@@ -124,7 +151,7 @@ local WEZTERM_CTRL_SHIFT = {
 }
 
 test('default keys shadow none of WezTerm\'s own CTRL+SHIFT assignments', function()
-  for _, k in ipairs({ plugin.defaults.ask_key, plugin.defaults.manager_key }) do
+  for _, k in ipairs({ plugin.defaults.ask_key, plugin.defaults.ask_last_key, plugin.defaults.manager_key }) do
     check(k.mods == 'CTRL|SHIFT', 'mods ' .. k.mods)
     for _, taken in ipairs(WEZTERM_CTRL_SHIFT) do
       check(k.key:lower() ~= taken:lower(), 'CTRL+SHIFT+' .. k.key .. ' is a WezTerm default')
@@ -232,6 +259,81 @@ test('status: without the file, runs the CLI with an argv table, throttled, and 
   check(window.statuses[4] == 'RAG ? ', 'failure shown as RAG ?')
 end)
 
+-- Rows as a bash prompt with the shell integration leaves them: prompt, command, output, prompt.
+local LAST_ROWS = {
+  'old$ echo old',
+  'old',
+  'me@host:~$ ls /nonexistent "$(touch ' .. PWNED .. '-l)"',
+  "ls: cannot access '/nonexistent': No such file or directory",
+  '\27[31mred\27[0m "q" \\ tab\there',
+  'me@host:~$ ',
+}
+local LAST_ZONES = {
+  zone('Prompt', 0, 0, 0, 3),
+  zone('Input', 0, 4, 0, 12),
+  zone('Output', 1, 0, 1, 2),
+  zone('Prompt', 2, 0, 2, 10),
+  zone('Input', 2, 11, 2, 200),
+  zone('Output', 3, 0, 4, 200),
+  zone('Prompt', 5, 0, 5, 10),
+}
+
+test('last command: the Input and Output zones between the two last prompts', function()
+  local pane = zoned_pane(LAST_ROWS, LAST_ZONES)
+  local last = assert(plugin.last_command(pane, 100))
+  check(last.command == LAST_ROWS[3]:sub(12), 'command: ' .. last.command)
+  check(last.output == LAST_ROWS[4] .. '\n' .. LAST_ROWS[5], 'output: ' .. last.output)
+  check(last.truncated == false, 'not cut')
+  -- While the user types the next command, its Input zone follows the current prompt.
+  local typing = {}
+  for i, z in ipairs(LAST_ZONES) do
+    typing[i] = z
+  end
+  typing[#typing + 1] = zone('Input', 5, 11, 5, 20)
+  check(plugin.last_command(zoned_pane(LAST_ROWS, typing), 100).command == last.command, 'typing ignored')
+end)
+
+test('last command: a long output is read from its last rows only, and said to be cut', function()
+  local rows = { '$ seq 100000' }
+  for i = 1, 50 do
+    rows[#rows + 1] = 'row ' .. i
+  end
+  rows[#rows + 1] = '$ '
+  local pane = zoned_pane(rows, {
+    zone('Prompt', 0, 0, 0, 1),
+    zone('Input', 0, 2, 0, 11),
+    zone('Output', 1, 0, 50, 10),
+    zone('Prompt', 51, 0, 51, 1),
+  })
+  local last = assert(plugin.last_command(pane, 10))
+  check(last.truncated == true, 'cut')
+  check(pane.read[2].start_y == 41 and pane.read[2].end_y == 50, 'read rows 41..50 only')
+  check(last.output:match('^row 41\n') and last.output:match('row 50$'), last.output)
+end)
+
+test('last command: a command without output, no marks, no complete command', function()
+  local quiet = zoned_pane({ '$ true', '$ ' }, {
+    zone('Prompt', 0, 0, 0, 1),
+    zone('Input', 0, 2, 0, 5),
+    zone('Prompt', 1, 0, 1, 1),
+  })
+  local last = assert(plugin.last_command(quiet, 10))
+  check(last.command == 'true' and last.output == '', 'empty output')
+  local none, why = plugin.last_command(zoned_pane({ '$ ' }, {}), 10)
+  check(none == nil and why:find('shell%-init'), tostring(why))
+  local config = plugin.apply_to_config({}, {})
+  local window = fake_window('')
+  local pane = zoned_pane({ '$ ' }, { zone('Prompt', 0, 0, 0, 1) })
+  find_key(config, 'o', 'CTRL|SHIFT').action.callback(window, pane)
+  check(#pane.splits == 0, 'no split')
+  check(window.toasts[1] and window.toasts[1]:find('no complete command'), tostring(window.toasts[1]))
+end)
+
+test('json_string escapes quotes, backslashes and control characters', function()
+  check(plugin.json_string('a"b\\c\n\t\27[0m\1') == '"a\\"b\\\\c\\n\\t\\u001b[0m\\u0001"', plugin.json_string('a"b\\c\n\t\27[0m\1'))
+  check(plugin.json_string('日本') == '"日本"', 'UTF-8 kept')
+end)
+
 test('the ask argv for the driving test', function()
   local config = plugin.apply_to_config({}, { bin = { arg[3] or 'kortty-rag' } })
   local window, pane = fake_window(HOSTILE), fake_pane()
@@ -243,6 +345,17 @@ test('the ask argv for the driving test', function()
   f:close()
   f = assert(io.open(args_out .. '.expected', 'wb'))
   f:write(HOSTILE)
+  f:close()
+  -- The last-command key on the same pane contents: its argv, and the command and output expected.
+  local pane2 = zoned_pane(LAST_ROWS, LAST_ZONES)
+  find_key(config, 'o', 'CTRL|SHIFT').action.callback(fake_window(''), pane2)
+  f = assert(io.open(args_out .. '.last', 'wb'))
+  for _, a in ipairs(pane2.splits[1].args) do
+    f:write(a, '\0')
+  end
+  f:close()
+  f = assert(io.open(args_out .. '.last.expected', 'wb'))
+  f:write(LAST_ROWS[3]:sub(12), '\0', LAST_ROWS[4] .. '\n' .. LAST_ROWS[5])
   f:close()
 end)
 

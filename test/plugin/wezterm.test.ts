@@ -67,6 +67,27 @@ test('the Lua unit tests pass against the stub wezterm module, and the ask argv 
     '--stdin',
   ]);
   await t.throwsAsync(stat(selectionFile), { code: 'ENOENT' }, 'the selection file is removed');
+
+  // The last-command key: the zones' command and output reach kortty-rag as JSON on stdin.
+  const lastArgs = (await readFile(`${argsOut}.last`, 'utf8')).split('\0').slice(0, -1);
+  const [command, output] = (await readFile(`${argsOut}.last.expected`, 'utf8')).split('\0');
+  const lastFile = lastArgs[4]!;
+  t.is((await stat(lastFile)).mode & 0o777, 0o600);
+  for (const a of lastArgs) t.false(a.includes('nonexistent') || a.includes('pwned'), a);
+  const child2 = spawn(lastArgs[0]!, lastArgs.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
+  child2.stdout.resume();
+  child2.stdin.end('\n');
+  t.is(await new Promise<number | null>((r) => child2.on('exit', r)), 0);
+  t.deepEqual(JSON.parse(await readFile(join(work, 'stdin'), 'utf8')), { command, output });
+  t.regex(output!, /\u001b\[31mred/, 'the output as the pane holds it, escapes included');
+  t.deepEqual((await readFile(join(work, 'argv'), 'utf8')).split('\0').slice(0, -1), [
+    'ask',
+    '--action',
+    'ask',
+    '--last',
+    '--stdin',
+  ]);
+  await t.throwsAsync(stat(lastFile), { code: 'ENOENT' }, 'the last-command file is removed');
   const leaked = (await readdir(tmpdir())).filter((n) => n.startsWith(pwned.slice(tmpdir().length + 1)));
   t.deepEqual(leaked, []);
 });

@@ -1,6 +1,8 @@
 import { ask, parseActionKind } from '../../app/ask.js';
+import type { PreparedCommand } from '../../app/ask-last.js';
 import { formatSourceRef } from '../../app/present.js';
 import { type ReadSelection, readSelectionFile, readSelectionStream } from '../../app/selection.js';
+import { createError } from '../../errors.js';
 import { korttyHome } from '../../storage/paths.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
 import { type CommandContext, defineCommand, usageError } from '../command.js';
@@ -26,7 +28,12 @@ const options = {
     value: 'NAME',
     help: "AI profile (default: the one assigned to the action's role)",
   },
-  stdin: { type: 'boolean', help: 'read the terminal selection from stdin' },
+  stdin: {
+    type: 'boolean',
+    help: 'read the terminal selection from stdin (with --last: the command as JSON {command, output, exitCode?})',
+  },
+  last: { type: 'boolean', help: 'ask about the last command of a tmux pane and its output' },
+  pane: { type: 'string', value: 'TARGET', help: 'with --last: the tmux pane (default: the current one)' },
   file: { type: 'string', value: 'FILE', help: 'read the terminal selection from FILE' },
   verbose: { type: 'boolean', help: 'say whether the query service or this process retrieved' },
   'no-service': { type: 'boolean', help: 'retrieve in this process, not through the query service' },
@@ -40,7 +47,11 @@ export const definition = defineCommand({
   notes: `The selection comes from stdin (--stdin) or a file (--file), never from the command line, so
 terminal text never passes through a shell. At most its first 512 KiB are read, then it is cut to
 the tokens the model's context leaves it (after the answer, the retrieved block and the rest of
-the prompt); a cut is said on stderr and kept in the run record. Progress ("Retrieving from N stores…", then each
+the prompt); a cut is said on stderr and kept in the run record. --last asks about the last command
+instead (its line, exit code and bounded output, from the shell integration's marks): the preset's
+request is "explain this output" after exit code 0 and "why did this fail and how do I fix it"
+otherwise, and secrets in it (Authorization headers, tokens in URLs, *_TOKEN= and *_PASSWORD= lines,
+key shapes, private keys) are replaced by [redacted] before anything is sent. Progress ("Retrieving from N stores…", then each
 excerpt's marker and path) goes to stderr at once; the answer streams to stdout (control characters
 shown, never acted on), then the cited sources. Retrieval goes through the query service when it
 runs.
@@ -52,14 +63,38 @@ Exit status: 0 done, 1 failed, 2 usage, 3 answer rejected by the citation check 
 
 async function runAsk({ values, positionals, io, json }: CommandContext<typeof options>): Promise<number> {
   const action = parseActionKind(values.action!);
+  // Their loading overlaps reading stdin and the checks below.
+  const lastModules = values.last ? loadLastModules() : undefined;
+  lastModules?.catch(() => {});
+  const home = korttyHome(io.env);
+  if (values.pane !== undefined && !values.last) throw usageError('--pane goes with --last');
+  if (values.last && values.file)
+    throw usageError('--last reads the command from tmux or --stdin, not --file');
   // Read with a byte cap before anything else; the action then cuts it to the model's context.
   let read: ReadSelection | undefined;
-  if (values.file) read = await readSelectionFile(values.file);
-  else if (values.stdin) read = await readSelectionStream(io.stdin);
+  let pendingLast: Promise<PreparedCommand & { preview: string[] }> | undefined;
+  if (values.last) {
+    // Captured while ask loads the profile and the stores; the popup shows it once it is read.
+    pendingLast = captureLast(lastModules!, {
+      home,
+      env: io.env,
+      ...(values.pane !== undefined ? { pane: values.pane } : {}),
+      ...(values.stdin ? { stdinText: (await readSelectionStream(io.stdin)).text } : {}),
+    });
+    pendingLast
+      .then((p) => {
+        if (!json) for (const line of p.preview) io.stderr.write(`${line}\n`);
+      })
+      .catch(() => {});
+  } else if (values.file) {
+    read = await readSelectionFile(values.file);
+  } else if (values.stdin) {
+    read = await readSelectionStream(io.stdin);
+  }
   const selection = read?.text;
   const prompt = positionals.join(' ') || undefined;
-  if (!prompt && !selection?.trim()) throw usageError('nothing to ask: give a PROMPT, --stdin or --file');
-  const home = korttyHome(io.env);
+  if (!prompt && !selection?.trim() && !pendingLast)
+    throw usageError('nothing to ask: give a PROMPT, --stdin, --file or --last');
   const say = (m: string) => io.stderr.write(`kortty-rag ask: ${m}\n`);
   const verbose = values.verbose ? say : undefined;
   // Progress goes to stderr (the popup shows it; a pipe on stdout gets only the answer); --json
@@ -76,6 +111,9 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
       prompt,
       selection,
       ...(read?.cut ? { selectionCut: read.cut } : {}),
+      ...(pendingLast
+        ? { lastCommand: pendingLast.then((p) => ({ ...p.capture, redactions: p.redactions })) }
+        : {}),
       profile: values.profile,
       signal: interrupt.signal,
       onPlan: ({ stores, before }) => {
@@ -94,13 +132,32 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
       onToken: json ? undefined : (t) => io.stdout.write(t),
       onWarning: (m) => say(sanitizeLine(m)),
     });
+    const last = pendingLast ? await pendingLast : undefined;
     if (interrupt.signal.aborted) {
       io.stderr.write('\ncancelled\n');
       return 130;
     }
     if (json) {
       io.stdout.write(
-        `${JSON.stringify({ ...res, excerpts: res.excerpts.map(({ text: _t, ...e }) => e) }, null, 2)}\n`,
+        `${JSON.stringify(
+          {
+            ...res,
+            excerpts: res.excerpts.map(({ text: _t, ...e }) => e),
+            ...(last
+              ? {
+                  lastCommand: {
+                    command: last.capture.command,
+                    exitCode: last.capture.exitCode,
+                    truncated: last.capture.truncated,
+                    marks: last.capture.marks,
+                  },
+                  redactions: last.redactions,
+                }
+              : {}),
+          },
+          null,
+          2,
+        )}\n`,
       );
     } else {
       io.stdout.write('\n');
@@ -122,4 +179,21 @@ async function runAsk({ values, positionals, io, json }: CommandContext<typeof o
   } finally {
     interrupt.dispose();
   }
+}
+
+/** Loaded only for --last: the selection path stays as lean as it was. */
+function loadLastModules() {
+  return Promise.all([import('../../app/last-command.js'), import('../../app/ask-last.js')]);
+}
+
+/** The last command read (tmux, or the plugin's JSON), redacted, with the popup's preview lines. */
+async function captureLast(
+  modules: ReturnType<typeof loadLastModules>,
+  opts: Parameters<typeof import('../../app/last-command.js').readLastCommand>[0],
+): Promise<PreparedCommand & { preview: string[] }> {
+  const [{ readLastCommand }, { prepareLastCommand, lastCommandPreview }] = await modules;
+  const p = prepareLastCommand(await readLastCommand(opts));
+  if (p.capture.command.trim() === '' && p.capture.output.trim() === '')
+    throw createError('LAST_COMMAND_UNAVAILABLE', { reason: p.capture.note ?? 'no command found' });
+  return { ...p, preview: lastCommandPreview(p) };
 }

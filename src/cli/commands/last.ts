@@ -1,5 +1,6 @@
 import { type LastCommand, MAX_STDIN_BYTES, readLastCommand } from '../../app/last-command.js';
-import { wholeNumber } from '../args.js';
+import { LAST_BYTES_RANGE, LAST_LINES_RANGE } from '../../storage/config-json.js';
+import { wholeRange } from '../args.js';
 import { type CommandContext, defineCommand, usageError } from '../command.js';
 
 const options = {
@@ -12,13 +13,13 @@ const options = {
     type: 'string',
     value: 'N',
     help: 'keep the last N lines of output (default 200)',
-    check: wholeNumber(1),
+    range: wholeRange(LAST_LINES_RANGE.min, LAST_LINES_RANGE.max, 'lines'),
   },
   bytes: {
     type: 'string',
     value: 'N',
     help: 'keep at most N bytes of output (default 16384)',
-    check: wholeNumber(256),
+    range: wholeRange(LAST_BYTES_RANGE.min, LAST_BYTES_RANGE.max, 'bytes'),
   },
 } as const;
 
