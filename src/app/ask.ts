@@ -1,4 +1,4 @@
-import { type ActionInput, type ActionResult, runAction, searchRetrieval } from '../ai/ask.js';
+import { type ActionInput, type ActionResult, runAction } from '../ai/ask.js';
 import type { SearchRequest } from '../retrieve/search.js';
 import { searchViaService } from '../service/warm-path.js';
 import { korttyHome } from '../storage/paths.js';

@@ -8,7 +8,6 @@ import { createSearchDeps } from './search-deps.js';
 // it runs, is tried first through warm.ts and answers with the same function).
 
 export type { SearchMode, SearchResult } from '../retrieve/search.js';
-export { storeFailureWarning } from '../retrieve/search.js';
 export type { BlockAnswer } from './query.js';
 export { answerQuery, createSearchDeps };
 
