@@ -338,11 +338,12 @@ export async function runEdgesSuite(opts: EdgesSuiteOptions): Promise<SuiteRow[]
       try {
         await c.connected();
         c.sock.pause();
-        // Each answer echoes its (shaped) query: large answers fill the socket buffer quickly.
+        // Each answer echoes the query it searched; unshaped, a long query makes large answers that
+        // fill the socket buffer quickly.
         const query = `${QUERY} ${prose('kiwi orchard', 400, 9)}`.slice(0, 400_000);
         for (let i = 0; i < 16; i++)
           await c.write(
-            `${JSON.stringify({ v: 1, id: `d${i}`, op: 'search', args: { query, candidates: 1000 } })}\n`,
+            `${JSON.stringify({ v: 1, id: `d${i}`, op: 'search', args: { query, candidates: 1000, shape: false } })}\n`,
           );
         // Meanwhile another client is served as usual.
         await stillAnswers('a client stopped reading');

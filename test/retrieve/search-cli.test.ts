@@ -54,8 +54,8 @@ test.serial(
     const base = JSON.parse(plain.out);
     t.deepEqual(
       Object.keys(base),
-      ['block', 'excerpts', 'timings'],
-      'without --candidates the shape is unchanged',
+      ['block', 'excerpts', 'timings', 'shapedQuery', 'failedStores'],
+      'without --candidates: the block, its excerpts, timings, the query searched and the stores left out',
     );
 
     const res = await cli([

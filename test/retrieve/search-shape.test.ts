@@ -142,7 +142,15 @@ test.serial(
     const res = await cli(['search', '--store', 'Docs', '--json', '--explain', SELECTION]);
     t.is(res.code, 0, res.err);
     const json = JSON.parse(res.out) as ExplainJson;
-    t.deepEqual(Object.keys(json), ['block', 'excerpts', 'timings', 'shapedQuery', 'shaping', 'explain']);
+    t.deepEqual(Object.keys(json), [
+      'block',
+      'excerpts',
+      'timings',
+      'shapedQuery',
+      'failedStores',
+      'shaping',
+      'explain',
+    ]);
     t.is(json.shapedQuery, SHAPED);
     t.deepEqual(json.shaping, {
       lines: 4,

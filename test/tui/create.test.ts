@@ -100,7 +100,7 @@ test('create a store through the model assistant (starter generated for real), a
     s = await tui.press('summary.close');
     const row = s.split('\n').find((l) => l.includes(root.slice(-12)))!;
     t.regex(row, /folder manual READY\s+3\/3\s+\d+ \d\d-\d\d \d\d:\d\d/);
-    t.regex(s, /Notes\s+local\s+kortty-lexical-st…\s+384 text\s+1\s+3 READY/);
+    t.regex(s, /Notes\s+local\s+kortty-lexical-st?…\s+384 text\s+1\s+3 READY/);
     await tui.quit();
 
     // The source table persists across restarts.

@@ -75,7 +75,7 @@ test('emoji, CJK, combining marks, ZWJ sequences, skin tones and VS16 in names k
   );
   const tui = await startTui({ home });
   try {
-    await selectRow(tui, 'laun');
+    await selectRow(tui, '🚀✅🟢 la');
     let s = await tui.press('stores.open');
     for (const n of ['🚀✅🟢 launch', '日本語メモ', 'café cafe\u0301']) t.true(s.includes(n), `${n}\n${s}`);
     const check = async (rows: number[]) => {
