@@ -1,5 +1,6 @@
 import { type RedactionCount, redactionSummary, redactPrintedSecrets } from '../util/redact-printed.js';
 import { sanitizeLine } from '../util/terminal-text.js';
+import type { LastCommand } from './last-command.js';
 
 // "Ask about the last command" between the capture and the ask: secrets redacted from the
 // command line and its output before anything is sent anywhere (the model, the query service,
@@ -9,15 +10,8 @@ import { sanitizeLine } from '../util/terminal-text.js';
 // query (kept in the run record on disk) and travels over the query service's socket, and a
 // profile's "local" endpoint may well be a server elsewhere on the network.
 
-/** A captured command (the app's LastCommand satisfies it). */
-export interface CapturedCommand {
-  command: string;
-  exitCode: number | null;
-  output: string;
-  truncated: boolean;
-  marks: boolean;
-  note?: string;
-}
+/** A captured command, as `kortty-rag last` reads it. */
+type CapturedCommand = LastCommand;
 
 export interface PreparedCommand {
   /** The capture with secrets replaced by `[redacted]`. */

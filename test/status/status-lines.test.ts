@@ -120,12 +120,16 @@ test.serial('a long-lived process’s keeper clears a killed job’s line within
     await waitFor(() => (passes >= after + 2 ? true : undefined), 'two passes of the keeper');
     t.regex(await read(statusTextPath(home)), /syncing Big/);
     await killed(job);
+    // The two lines are two files, each replaced whole: the keeper renames one, then the other.
     await waitFor(
-      async () => ((await read(statusTextPath(home))) === 'RAG idle\n' ? true : undefined),
-      'the keeper to clear the line',
+      async () =>
+        (await read(statusTextPath(home))) === 'RAG idle\n' &&
+        (await read(statusTmuxPath(home))) === '#[fg=green]RAG idle#[default]\n'
+          ? true
+          : undefined,
+      'the keeper to clear both lines',
       30_000,
     );
-    t.is(await read(statusTmuxPath(home)), '#[fg=green]RAG idle#[default]\n');
   } finally {
     keeper.stop();
     await rm(big, { recursive: true, force: true });
