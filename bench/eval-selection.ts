@@ -11,8 +11,10 @@
 //   node dist/bench/eval-selection.js [--update-doc] [--misses] [--modes=lexical,default] [--set=selection]
 //   --modes and --set narrow a run for quick comparisons (the baseline always runs); --update-doc
 //   needs the full run. KORTTY_EVAL_SELECTION_KEEP=DIR also writes the pages and queries
-//   (queries.json) to DIR; KORTTY_EVAL_SELECTION_EXTRA=N adds N unrelated man pages of this
-//   machine (bench/man-pages.ts, never relevant) to the corpus, to rank against a larger store.
+//   (queries.json) to DIR. The corpus also holds unrelated man pages of this machine
+//   (bench/man-pages.ts, never relevant), DEFAULT_EXTRA of them sampled, so the set ranks against a
+//   store of about 300 pages like a real one; KORTTY_EVAL_SELECTION_EXTRA=N samples N instead
+//   (0: the commands' pages alone).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -37,6 +39,8 @@ import { BASELINE, misses, renderSetReport, type SetRun, type SystemRun } from '
 import { assembleProxy, assembleSelection, type EvalQuery } from './selection-set.js';
 import { buildTextbookIndex, rankTextbook } from './textbook-bm25.js';
 
+/** Unrelated pages sampled into the corpus by default: about 300 pages in all, a real store's size. */
+const DEFAULT_EXTRA = 241;
 const MODEL_ID = process.env.KORTTY_EVAL_MODEL ?? STARTER_MODEL_ID;
 /** search()'s modes, and `default`: the mode search() uses when the request names none. */
 const MODES: (SearchMode | 'default')[] = ['vector', 'lexical', 'hybrid', 'default'];
@@ -63,15 +67,17 @@ function options() {
   for (const x of sets)
     if (x !== 'selection' && x !== 'proxy')
       throw new Error(`--set: unknown set ${x} (known: selection, proxy)`);
-  const extra = Number(process.env.KORTTY_EVAL_SELECTION_EXTRA ?? 0);
+  const extra = Number(process.env.KORTTY_EVAL_SELECTION_EXTRA ?? DEFAULT_EXTRA);
   if (!Number.isInteger(extra) || extra < 0) {
     throw new Error(
       `KORTTY_EVAL_SELECTION_EXTRA: ${process.env.KORTTY_EVAL_SELECTION_EXTRA} is not a page count`,
     );
   }
-  const partial = modes.length < MODES.length || sets.length < 2 || extra > 0;
+  const partial = modes.length < MODES.length || sets.length < 2 || extra !== DEFAULT_EXTRA;
   if (values['update-doc'] && partial) {
-    throw new Error('--update-doc: docs/EVAL.md gets the full run only (no --modes, --set or extra pages)');
+    throw new Error(
+      `--update-doc: docs/EVAL.md gets the full run only (no --modes or --set, ${DEFAULT_EXTRA} extra pages)`,
+    );
   }
   return {
     updateDoc: values['update-doc'],

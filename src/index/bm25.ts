@@ -30,9 +30,40 @@ export interface LexicalWeights {
   exact: number;
   /** Proximity bonus at a perfect phrase, as a share of the matched terms' idf (proximity.ts). */
   proximity: number;
+  /**
+   * Name match: a chunk of a document named after a program the query shows (query-shape.ts)
+   * gains `name` × idf × (k1 + 1) for the query's leading program, half that for the second, a
+   * third for the third, outside the BM25F saturation (a page that mentions `tar` twenty
+   * times saturates as high as the page named tar does). The idf is the name's, counted over the
+   * chunks of the documents bearing it, not the word's: being named `make` is rare even where the
+   * word is everywhere.
+   */
+  name: number;
 }
 
-export const DEFAULT_WEIGHTS: LexicalWeights = { title: 3, headings: 1, exact: 0.3, proximity: 0.5 };
+export const DEFAULT_WEIGHTS: LexicalWeights = { title: 3, headings: 1, exact: 0.3, proximity: 0.5, name: 3 };
+
+/** The chunks of the documents named after one of the query's programs, and the name's term. */
+export interface NameMatch {
+  term: string;
+  ordinals: readonly number[];
+  /** The program's rank in the query's list: the i-th (from 0) weighs 1 / (i + 1). */
+  rank: number;
+}
+
+/** The name bonus of a name borne by `named` of `docCount` chunks (before the weight). */
+function nameIdf(docCount: number, named: number): number {
+  return bm25Idf(docCount, named);
+}
+
+/** The term a program name indexes as: its whole compound (`ssh-keygen`) or its word's stem (`tar`). */
+export function nameTerm(name: string): string | undefined {
+  let first: string | undefined;
+  forEachTerm(name, (term) => {
+    first ??= term;
+  });
+  return first;
+}
 
 /** One chunk's fields (fields.ts): its text, its document's title, its heading lines. */
 export interface LexicalDoc {
@@ -224,6 +255,11 @@ export interface Bm25Stats {
   k1: number;
   /** Document frequency of each query term the index holds. */
   df: ReadonlyMap<string, number>;
+  /**
+   * The terms of the query's programs that name a document of this index, with how many chunks
+   * bear the name and the program's rank in the query.
+   */
+  names: ReadonlyMap<string, { chunks: number; rank: number }>;
 }
 
 /** A query term and its weight (1, or `exact` for a word's exact form). */
@@ -249,19 +285,30 @@ function queryWeight(term: string, weights: LexicalWeights): number {
   return term.startsWith(EXACT_PREFIX) ? weights.exact : 1;
 }
 
-export function bm25Stats(index: Bm25Index, query: string): Bm25Stats {
+export function bm25Stats(index: Bm25Index, query: string, names: readonly NameMatch[] = []): Bm25Stats {
+  const dfOf = (term: string) => {
+    const t = findTerm(index, term);
+    return t >= 0 ? index.df[t]! : 0;
+  };
   const df = new Map<string, number>();
   for (const { term } of queryTerms(query)) {
-    const t = findTerm(index, term);
-    if (t >= 0) df.set(term, index.df[t]!);
+    const f = dfOf(term);
+    if (f > 0) df.set(term, f);
   }
-  return { docCount: index.docCount, k1: index.params.k1, df };
+  const named = new Map(
+    names
+      .filter((n) => n.ordinals.length > 0)
+      .map((n) => [n.term, { chunks: n.ordinals.length, rank: n.rank }]),
+  );
+  return { docCount: index.docCount, k1: index.params.k1, df, names: named };
 }
 
 /**
  * The score no document of the index reaches for `terms`: Σ w_q × idf(t) × (k1 + 1), the limit
  * of each term's saturating part as its frequency grows, plus the largest proximity bonus
- * (proximity.ts: at most `proximity` × min(1, idf) × (k1 + 1) per non-exact term). A term the index does
+ * (proximity.ts: at most `proximity` × min(1, idf) × (k1 + 1) per non-exact term), plus the name
+ * bonus of each of `names` (the name terms some store has a document for, with their programs'
+ * ranks). A term the index does
  * not hold counts with the idf of an unseen term (it is part of the query, and no document here
  * can match it). A score divided by this ceiling is the weighted share of the query a chunk
  * matches, in [0, 1).
@@ -270,6 +317,7 @@ export function bm25Ceiling(
   stats: Bm25Stats,
   terms: Iterable<string>,
   weights: LexicalWeights = DEFAULT_WEIGHTS,
+  names: ReadonlyMap<string, number> = new Map(),
 ): number {
   let sum = 0;
   for (const term of terms) {
@@ -277,6 +325,11 @@ export function bm25Ceiling(
     const w = queryWeight(term, weights);
     sum += w * idf * (stats.k1 + 1) + (w === 1 ? weights.proximity * Math.min(1, idf) * (stats.k1 + 1) : 0);
   }
+  for (const [term, rank] of names)
+    sum +=
+      (weights.name / (rank + 1)) *
+      nameIdf(stats.docCount, stats.names.get(term)?.chunks ?? 0) *
+      (stats.k1 + 1);
   return sum;
 }
 
@@ -285,6 +338,7 @@ interface Scratch {
   scores: Float64Array;
   titleScores: Float64Array;
   headingScores: Float64Array;
+  nameScores: Float64Array;
   /** Which query terms (the first 32) matched each document. */
   matched: Uint32Array;
   /** Documents with a score, in the order first touched. */
@@ -308,6 +362,7 @@ function scratchFor(index: Bm25Index): Scratch {
       scores: new Float64Array(n),
       titleScores: new Float64Array(n),
       headingScores: new Float64Array(n),
+      nameScores: new Float64Array(n),
       matched: new Uint32Array(n),
       hits: new Uint32Array(n),
       norm,
@@ -319,9 +374,10 @@ function scratchFor(index: Bm25Index): Scratch {
 
 /** A BM25F hit with its score taken apart by field and the query terms it matched. */
 export interface Bm25Hit extends SearchHit {
-  /** Parts of `score` from title and heading occurrences (the rest is the body's). */
+  /** Parts of `score` from title and heading occurrences and the name match (the rest is the body's). */
   titleScore: number;
   headingScore: number;
+  nameScore: number;
   /** Indexes into the query's terms (`queryTerms`) of those this document holds (the first 32). */
   matched: number[];
 }
@@ -329,7 +385,8 @@ export interface Bm25Hit extends SearchHit {
 /**
  * The k best documents for `terms` by BM25F, best first; ties go to the lower ordinal.
  * `allowed[ordinal] === 1` restricts candidates (filter before ranking, so a restricted search
- * still returns k hits when k allowed documents match).
+ * still returns k hits when k allowed documents match). `names` adds the name bonus (see
+ * LexicalWeights) to the chunks of documents named after the query's programs.
  */
 export function searchBm25F(
   index: Bm25Index,
@@ -337,11 +394,12 @@ export function searchBm25F(
   k: number,
   allowed?: Uint8Array,
   weights: LexicalWeights = DEFAULT_WEIGHTS,
+  names: readonly NameMatch[] = [],
 ): Bm25Hit[] {
   const { k1 } = index.params;
   const n = index.docCount;
   if (n === 0 || k <= 0) return [];
-  const { scores, titleScores, headingScores, matched, hits, norm } = scratchFor(index);
+  const { scores, titleScores, headingScores, nameScores, matched, hits, norm } = scratchFor(index);
   const wt = weights.title;
   const wh = weights.headings;
   let hitCount = 0;
@@ -391,6 +449,16 @@ export function searchBm25F(
       matched[doc]! |= bit;
     }
   });
+  for (const { ordinals, rank } of names) {
+    if (weights.name <= 0) break;
+    const bonus = (weights.name / (rank + 1)) * nameIdf(n, ordinals.length) * (k1 + 1);
+    for (const doc of ordinals) {
+      if (doc >= n || (allowed && allowed[doc] !== 1)) continue;
+      if (scores[doc] === 0) hits[hitCount++] = doc;
+      scores[doc]! += bonus;
+      nameScores[doc]! += bonus;
+    }
+  }
   const top = new TopK(Math.min(k, hitCount));
   for (let i = 0; i < hitCount; i++) top.push(scores[hits[i]!]!, hits[i]!);
   const out = top.result().map((h): Bm25Hit => {
@@ -401,6 +469,7 @@ export function searchBm25F(
       ...h,
       titleScore: titleScores[h.chunkOrdinal]!,
       headingScore: headingScores[h.chunkOrdinal]!,
+      nameScore: nameScores[h.chunkOrdinal]!,
       matched: m,
     };
   });
@@ -409,6 +478,7 @@ export function searchBm25F(
     scores[doc] = 0;
     titleScores[doc] = 0;
     headingScores[doc] = 0;
+    nameScores[doc] = 0;
     matched[doc] = 0;
   }
   return out;

@@ -37,6 +37,24 @@ export function documentTitle(path: string, format: string, firstChunk: string):
   return line.length > 0 && line.length <= TITLE_LINE_MAX ? `${fileStem(path)}\n${line}` : fileStem(path);
 }
 
+const NAME_LIST = /^\s*([\w.+-]+(?:\s*,\s*[\w.+-]+)*)\s+(?:-|\\-|—|–)\s/;
+
+/**
+ * The names a document answers to (lowercase), for the name match (bm25.ts): its file stem, and
+ * the names a man page's NAME line lists (`bzip2, bunzip2 - a block-sorting file compressor`).
+ */
+export function documentNames(path: string, firstChunk: string): string[] {
+  const names = new Set([fileStem(path).toLowerCase()]);
+  // A NAME section opens its page: the first 4 KiB hold it, and reading no more keeps the name
+  // table of a 10,000-document store cheap to build.
+  const lines = firstChunk.slice(0, 4096).split('\n', 200);
+  const at = lines.findIndex((l) => MAN_NAME.test(l));
+  const line = at >= 0 ? lines.slice(at + 1).find((l) => l.trim() !== '') : undefined;
+  const list = line ? NAME_LIST.exec(line)?.[1] : undefined;
+  for (const name of list?.split(',') ?? []) names.add(name.trim().toLowerCase());
+  return [...names];
+}
+
 /** The chunk's heading lines, joined by newlines ('' when it has none). */
 export function chunkHeadings(text: string): string {
   const out: string[] = [];

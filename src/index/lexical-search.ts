@@ -5,14 +5,15 @@ import {
   DEFAULT_WEIGHTS,
   findTerm,
   type LexicalWeights,
+  type NameMatch,
   queryTerms,
   searchBm25F,
 } from './bm25.js';
 import { proximityBonus } from './proximity.js';
 import type { SearchHit } from './snapshot-types.js';
 
-// Lexical ranking of a snapshot (pure): BM25F (bm25.ts) picks the best RERANK_DEPTH chunks, a
-// proximity bonus (proximity.ts) re-orders them, and each hit says why it scored (matched terms,
+// Lexical ranking of a snapshot (pure): BM25F and the name match (bm25.ts) pick the best
+// RERANK_DEPTH chunks, a proximity bonus (proximity.ts) re-orders them, and each hit says why it scored (matched terms,
 // each signal's share). Only the top of the BM25F list is re-ranked, so the cost of reading
 // positions is bounded whatever the store's size.
 
@@ -30,9 +31,10 @@ export function searchLexical(
   textOf: (ordinal: number) => string,
   allowed?: Uint8Array,
   weights: LexicalWeights = DEFAULT_WEIGHTS,
+  names: readonly NameMatch[] = [],
 ): LexicalHit[] {
   const terms = queryTerms(query, weights);
-  const hits = searchBm25F(index, terms, Math.max(k, RERANK_DEPTH), allowed, weights);
+  const hits = searchBm25F(index, terms, Math.max(k, RERANK_DEPTH), allowed, weights, names);
   const idfOf = new Map<string, number>();
   for (const { term, primary } of terms) {
     const t = primary ? findTerm(index, term) : -1;
@@ -58,8 +60,9 @@ export function searchLexical(
       shares: {
         title: share(h.titleScore),
         headings: share(h.headingScore),
-        body: share(h.score - h.titleScore - h.headingScore),
+        body: share(h.score - h.titleScore - h.headingScore - h.nameScore),
         proximity: share(proximity),
+        name: share(h.nameScore),
       },
     };
     return { chunkOrdinal: h.chunkOrdinal, score, explain };

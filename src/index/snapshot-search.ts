@@ -1,6 +1,7 @@
 import { createError } from '../errors.js';
-import { type Bm25Index, type Bm25Stats, bm25Stats } from './bm25.js';
+import { type Bm25Index, type Bm25Stats, bm25Stats, type NameMatch, nameTerm } from './bm25.js';
 import { exactSearch, vectorNorms } from './exact-search.js';
+import { documentNames } from './fields.js';
 import type { HnswSearcher } from './hnsw.js';
 import { type LexicalHit, searchLexical } from './lexical-search.js';
 import type { HnswParams, SearchHit, SnapshotChunk, SnapshotData, SnapshotDoc } from './snapshot-types.js';
@@ -24,10 +25,18 @@ export interface OpenSnapshot {
   readonly removedTemps: string[];
   /** Cosine similarity, best first; only chunks of `allowedSourceIds` when given. */
   searchVector(query: Float32Array, k: number, allowedSourceIds?: Set<string>): SearchHit[];
-  /** Lexical score (BM25F and proximity), best first, each hit explained; only chunks of `allowedSourceIds` when given. */
-  searchLexical(query: string, k: number, allowedSourceIds?: Set<string>): LexicalHit[];
-  /** This snapshot's BM25 statistics for the query's terms (see `bm25Ceiling`). */
-  lexicalStats(query: string): Bm25Stats;
+  /**
+   * Lexical score (BM25F, the name match of `programs` and proximity), best first, each hit
+   * explained; only chunks of `allowedSourceIds` when given.
+   */
+  searchLexical(
+    query: string,
+    k: number,
+    allowedSourceIds?: Set<string>,
+    programs?: readonly string[],
+  ): LexicalHit[];
+  /** This snapshot's BM25 statistics for the query's terms and programs (see `bm25Ceiling`). */
+  lexicalStats(query: string, programs?: readonly string[]): Bm25Stats;
   chunkAt(ordinal: number): { doc: SnapshotDoc; chunk: SnapshotChunk };
   close(): void;
 }
@@ -87,6 +96,28 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
     lastMask = { key, mask: count === n ? undefined : m, count };
     return lastMask;
   };
+  // Document names → the ordinals of their chunks, built at the first search that names a program.
+  let byName: Map<string, number[]> | undefined;
+  const nameMatches = (programs: readonly string[] | undefined): NameMatch[] => {
+    if (!programs?.length) return [];
+    if (!byName) {
+      byName = new Map();
+      for (const [di, doc] of s.data.docs.entries()) {
+        if (doc.chunks.length === 0) continue;
+        for (const name of documentNames(doc.path, doc.chunks[0]!.text)) {
+          const list = byName.get(name) ?? [];
+          for (let c = 0; c < doc.chunks.length; c++) list.push(firstOf[di]! + c);
+          byName.set(name, list);
+        }
+      }
+    }
+    const out: NameMatch[] = [];
+    for (const [rank, p] of programs.entries()) {
+      const term = nameTerm(p);
+      if (term !== undefined) out.push({ term, ordinals: byName.get(p.toLowerCase()) ?? [], rank });
+    }
+    return out;
+  };
   const exact = (query: Float32Array, k: number, allowed?: Uint8Array) => {
     norms ??= vectorNorms(s.vectors, dim);
     return exactSearch(s.vectors, query, k, { allowed, norms });
@@ -120,7 +151,7 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
       const hits = s.graph.search(query, k, ef, m).filter((h) => m[h.chunkOrdinal] === 1);
       return hits.length >= Math.min(k, count) ? hits : exact(query, k, m);
     },
-    searchLexical(query, k, allowedSourceIds) {
+    searchLexical(query, k, allowedSourceIds, programs) {
       open();
       const textOf = (ordinal: number) =>
         s.data.docs[docOf[ordinal]!]!.chunks[ordinal - firstOf[docOf[ordinal]!]!]!.text;
@@ -130,11 +161,13 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
         k,
         textOf,
         allowedSourceIds ? mask(allowedSourceIds).mask : undefined,
+        undefined,
+        nameMatches(programs),
       );
     },
-    lexicalStats(query) {
+    lexicalStats(query, programs) {
       open();
-      return bm25Stats(s.bm25, query);
+      return bm25Stats(s.bm25, query, nameMatches(programs));
     },
     chunkAt(ordinal) {
       if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= n) {

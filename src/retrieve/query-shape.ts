@@ -16,6 +16,14 @@
 // Kept: the program name of `prog: message` lines (`tar: Cannot open: …` → `tar`), flags and paths
 // (the lexical tokenizer splits them itself), short numbers (`HTTP 502`, `exit 128`).
 //
+// Programs: the names of the programs the selection shows, for the lexical search's name signal
+// (a document named after the program that printed an error or runs a command is the likeliest
+// answer): the command word of each command (after a prompt, after a shell trace's `+ `, or a lone
+// line that reads as a command) and of each command it pipes to or chains; the `prog:` of output
+// lines (`tar: …`, `tar (child): …`, `zip error: …`); the program a `usage:` line or a
+// `Try 'prog --help'` hint names. `sudo`, `env`, `time` and variable assignments are skipped.
+// Programs on command and error lines lead the list.
+//
 // A long selection keeps its most informative lines within QUERY_WORD_BUDGET words: command lines,
 // then error, fatal and failure lines, then warnings, then the first and last lines of the
 // selection (a trace's headline and its innermost or final line), then the rest in order. Lines are
@@ -53,6 +61,8 @@ export interface ShapedQuery {
   words: number;
   /** Command lines found after a prompt (prompt removed). */
   commands: string[];
+  /** Program names the selection shows (lowercase, first seen first, at most MAX_PROGRAMS). */
+  programs: string[];
   dropped: ShapeDropped;
 }
 
@@ -121,6 +131,78 @@ const PID = /(?<=\w)\[\d+\](?=:)/g;
 const GUTTER = /^\s*(?:\d+\s*[|│┃]|\d+:(?!\d)|\d+\t|[|│┃]\s)/;
 const GUTTER_ONLY = /^\s*[|│┃]?\s*$/;
 
+// --- program names ---------------------------------------------------------------------------
+
+/** At most this many program names are kept: a scrollback of many commands names its leading ones. */
+export const MAX_PROGRAMS = 4;
+const PROGRAM = /^[A-Za-z0-9][\w.+-]{0,63}$/;
+const ASSIGNMENT = /^[A-Za-z_]\w*=/;
+// Words that run the next word as the command.
+const WRAPPERS = new Set([
+  'sudo',
+  'doas',
+  'env',
+  'time',
+  'exec',
+  'command',
+  'builtin',
+  'nice',
+  'nohup',
+  'then',
+  'do',
+  '!',
+]);
+// `word:` openings of output lines that are labels, not programs.
+const LABELS = new Set(
+  (
+    'error warning warn fatal note hint info debug trace usage caused remote file line details detail ' +
+    'reason cause message help tip status fail failed ok done success summary see at from in'
+  ).split(' '),
+);
+// `tar: `, `tar (child): `, `zip error: `, `gpg: error: `: a program-like first word, a colon.
+const OUTPUT_PROGRAM = /^([a-z][\w.+-]{0,63})(?: \([\w -]+\))?(?: (?:error|warning|fatal|info))?: /;
+const USAGE = /^usage: +(?:\S*\/)?([A-Za-z0-9][\w.+-]*)/i;
+const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b/;
+// A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
+const XTRACE = /^\++ (?=\S)/;
+// A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
+// an assignment among its arguments, or (three arguments at most) a path or file name right after
+// it (`cat .env.production`); and no `word: ` right after it (that is output). Prose rarely has these.
+const COMMAND_LIKE =
+  /^[a-z][\w.+-]*(?:(?:\s+\S+)*?\s+(?:--?[A-Za-z]|['"]|\||&&|\w+=)|\s+\S*[./]\S*(?:\s+\S+){0,2}$)/;
+
+/** The command words of a command line: its first command's and each piped or chained one's. */
+function commandPrograms(line: string): string[] {
+  const out: string[] = [];
+  for (const segment of line.split(/\|\|?|&&|;|\$\(|`/)) {
+    const words = segment.trim().split(/\s+/);
+    let i = 0;
+    while (
+      i < words.length &&
+      (WRAPPERS.has(words[i]!) || ASSIGNMENT.test(words[i]!) || words[i]!.startsWith('-'))
+    )
+      i++;
+    const word = words[i]?.replace(/^.*\//, '');
+    if (word && PROGRAM.test(word)) out.push(word.toLowerCase());
+  }
+  return out;
+}
+
+/** The program names one line shows (see above); `command` when it followed a prompt. */
+function linePrograms(line: string, command: boolean, lone: boolean): string[] {
+  const trace = XTRACE.exec(line);
+  if (command || trace) return commandPrograms(trace ? line.slice(trace[0].length) : line);
+  const out: string[] = [];
+  const prog = OUTPUT_PROGRAM.exec(line)?.[1];
+  if (prog && !LABELS.has(prog)) out.push(prog);
+  const usage = USAGE.exec(line)?.[1];
+  if (usage) out.push(usage.toLowerCase());
+  const hint = TRY_HELP.exec(line)?.[1];
+  if (hint) out.push(hint.toLowerCase());
+  if (out.length === 0 && lone && COMMAND_LIKE.test(line)) return commandPrograms(line);
+  return out;
+}
+
 // --- which lines matter ----------------------------------------------------------------------
 
 const ERROR_LINE =
@@ -186,6 +268,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
 
   const seen = new Set<string>();
   const kept: Line[] = [];
+  // Each program's weight: the sum of its lines' priorities (a program that ran and failed leads).
+  const programs = new Map<string, number>();
   for (const [index, original] of raw.entries()) {
     let line = original;
     if (GUTTER.test(line)) {
@@ -232,7 +316,10 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     }
     seen.add(key);
     if (command) commands.push(line);
-    kept.push({ text: line, words: wordCount(line), priority: command ? 4 : rank(line), index });
+    const priority = command ? 4 : rank(line);
+    for (const p of linePrograms(line, command, raw.length === 1))
+      programs.set(p, (programs.get(p) ?? 0) + priority + 1);
+    kept.push({ text: line, words: wordCount(line), priority, index });
   }
 
   const chosen = withinBudget(kept, budget, dropped);
@@ -243,6 +330,11 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     keptLines: chosen.length,
     words: wordCount(squash(query)),
     commands,
+    // Map order is first-seen order, and the sort is stable: ties keep it.
+    programs: [...programs]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, MAX_PROGRAMS)
+      .map(([p]) => p),
     dropped,
   };
 }

@@ -24,10 +24,13 @@ export const CANDIDATES_PER_LIST = 40;
 export interface StoreBackend {
   /** Vector hits (cosine, best first) over the allowed sources. */
   vector(query: Float32Array, k: number, allowed: Set<string>): Promise<Candidate[]> | Candidate[];
-  /** Lexical hits (BM25, best first); absent for backends without a lexical index (Qdrant). */
-  lexical?(query: string, k: number, allowed: Set<string>): Candidate[];
+  /**
+   * Lexical hits (BM25F, best first), documents named after one of `programs` raised; absent for
+   * backends without a lexical index (Qdrant).
+   */
+  lexical?(query: string, k: number, allowed: Set<string>, programs?: readonly string[]): Candidate[];
   /** The store's BM25 statistics for the query's terms, from which its hits' `lexicalMatch` is set. */
-  lexicalStats?(query: string): Bm25Stats;
+  lexicalStats?(query: string, programs?: readonly string[]): Bm25Stats;
   close(): void;
 }
 
@@ -125,7 +128,10 @@ export async function search<S extends SearchableStore>(
     throw createError('INVALID_ARGUMENT', { name: 'query', reason: 'the search query is empty' });
   // Retrieval searches the selection shaped (query-shape.ts); a selection that was only noise
   // (a lone timestamp, a prompt) is searched as it was rather than not at all.
-  const query = (req.shape !== false && shapeQuery(original).query) || original;
+  const shaped = req.shape !== false ? shapeQuery(original) : undefined;
+  const query = shaped?.query || original;
+  // The programs the selection shows: documents named after them are raised (bm25.ts, name).
+  const programs = shaped?.query ? shaped.programs : [];
   const timings = { embedMs: 0, searchMs: 0, assembleMs: 0 };
 
   // Stores by id, each once: the result never depends on the order they were listed in.
@@ -192,11 +198,15 @@ export async function search<S extends SearchableStore>(
     // Each store scores with its own statistics (its ranking is what it would be alone); a hit's
     // share of its store's ceiling is what compares across stores (merge.ts). Terms no store
     // holds are left out of every ceiling: no store can match them.
-    const stats = lexical.map((s) => s.backend.lexicalStats?.(query));
+    const stats = lexical.map((s) => s.backend.lexicalStats?.(query, programs));
     const held = new Set(stats.flatMap((st) => (st ? [...st.df.keys()] : [])));
+    const named = new Map<string, number>();
+    for (const st of stats) for (const [term, { rank }] of st?.names ?? []) named.set(term, rank);
     for (const [i, s] of lexical.entries()) {
-      const ceiling = stats[i] ? bm25Ceiling(stats[i], held) : 0;
-      const found = await isolate(s.store, () => s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed));
+      const ceiling = stats[i] ? bm25Ceiling(stats[i], held, undefined, named) : 0;
+      const found = await isolate(s.store, () =>
+        s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed, programs),
+      );
       if (!found) continue;
       hits.get(s.store.id)!.lexical = found.map((c) =>
         ceiling > 0 && c.lexicalScore !== undefined ? { ...c, lexicalMatch: c.lexicalScore / ceiling } : c,
@@ -314,11 +324,11 @@ export function snapshotBackend(
   return {
     vector: (q, k, allowed) =>
       snap.searchVector(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'vector')),
-    lexical: (q, k, allowed) =>
+    lexical: (q, k, allowed, programs) =>
       snap
-        .searchLexical(q, k, allowed)
+        .searchLexical(q, k, allowed, programs)
         .map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical', h.explain)),
-    lexicalStats: (q) => snap.lexicalStats(q),
+    lexicalStats: (q, programs) => snap.lexicalStats(q, programs),
     close: () => snap.close(),
   };
 }

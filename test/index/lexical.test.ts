@@ -1,6 +1,14 @@
 import test from 'ava';
-import { buildBm25, DEFAULT_WEIGHTS, type LexicalDoc } from '../../src/index/bm25.js';
-import { chunkHeadings, documentTitle, fileStem } from '../../src/index/fields.js';
+import {
+  bm25Ceiling,
+  bm25Idf,
+  bm25Stats,
+  buildBm25,
+  DEFAULT_WEIGHTS,
+  type LexicalDoc,
+  nameTerm,
+} from '../../src/index/bm25.js';
+import { chunkHeadings, documentNames, documentTitle, fileStem } from '../../src/index/fields.js';
 import { searchLexical } from '../../src/index/lexical-search.js';
 import { tokenize } from '../../src/index/tokenize.js';
 
@@ -148,4 +156,84 @@ test('explain: matched terms in query order and shares summing to 1', async (t) 
     for (const v of Object.values(s)) t.true(v >= 0 && v <= 1);
   }
   t.true(hits[0]!.explain.shares.title > 0 && hits[0]!.explain.shares.proximity > 0);
+});
+
+test('name match: the page named after the program outranks a page that mentions it everywhere', async (t) => {
+  const busy =
+    'tar archives: tar -xzf unpacks a tar.gz, tar -tf lists a tar file, tar cannot open what is missing. ';
+  const docs: LexicalDoc[] = [
+    { body: busy.repeat(6), title: 'lesspipe\nlesspipe - input preprocessor for less', headings: '' },
+    {
+      body: 'Create and extract archives. Options: -x extract, -f file.',
+      title: 'tar\ntar - an archiving utility',
+      headings: '',
+    },
+    {
+      body: 'Compress or expand files.',
+      title: 'gzip\ngzip, gunzip - compress or expand files',
+      headings: '',
+    },
+    // Other pages of the collection: the name's idf counts over all chunks, as in a real store.
+    ...Array.from({ length: 17 }, (_, i) => ({
+      body: `page ${i} about printers and queues`,
+      title: `lp${i}`,
+      headings: '',
+    })),
+  ];
+  const index = await buildBm25(docs);
+  const query = 'tar: site.tar.gz: Cannot open: No such file or directory';
+  const textOf = (o: number) => docs[o]!.body;
+  // Without the name match the page full of "tar" wins: BM25F saturates the title's evidence.
+  t.is(searchLexical(index, query, 3, textOf)[0]!.chunkOrdinal, 0);
+  const names = [{ term: nameTerm('tar')!, ordinals: [1], rank: 0 }];
+  const hits = searchLexical(index, query, 3, textOf, undefined, DEFAULT_WEIGHTS, names);
+  t.is(hits[0]!.chunkOrdinal, 1);
+  t.true(hits[0]!.explain.shares.name > 0.5, JSON.stringify(hits[0]!.explain));
+  t.is(hits.find((h) => h.chunkOrdinal === 0)!.explain.shares.name, 0);
+  // The bonus is the name's idf over the chunks bearing it (1 of 20 here), weighted.
+  const bonus = DEFAULT_WEIGHTS.name * bm25Idf(20, 1) * 2.2;
+  const plain = searchLexical(index, query, 3, textOf).find((h) => h.chunkOrdinal === 1)!;
+  t.true(Math.abs(hits[0]!.score - plain.score - bonus) < 1e-9);
+  // A second program weighs half; a name no document bears adds nothing; a filtered-out chunk gets nothing.
+  const second = searchLexical(index, query, 3, textOf, undefined, DEFAULT_WEIGHTS, [
+    { ...names[0]!, rank: 1 },
+  ]);
+  t.true(Math.abs(second.find((h) => h.chunkOrdinal === 1)!.score - plain.score - bonus / 2) < 1e-9);
+  const none = searchLexical(index, query, 3, textOf, undefined, DEFAULT_WEIGHTS, [
+    { term: 'zip', ordinals: [], rank: 0 },
+  ]);
+  t.deepEqual(none, searchLexical(index, query, 3, textOf));
+  const mask = new Uint8Array(20).fill(1);
+  mask[1] = 0;
+  const masked = searchLexical(index, query, 3, textOf, mask, DEFAULT_WEIGHTS, names);
+  t.false(masked.some((h) => h.chunkOrdinal === 1));
+  // A document named after the program is a hit even when it shares no word with the query.
+  const bare = searchLexical(index, 'zzz', 3, textOf, undefined, DEFAULT_WEIGHTS, names);
+  t.deepEqual(
+    bare.map((h) => h.chunkOrdinal),
+    [1],
+  );
+  // The ceiling holds the name bonus when some store bears the name: shares stay below 1.
+  const stats = bm25Stats(index, query, names);
+  t.deepEqual([...stats.names], [['tar', { chunks: 1, rank: 0 }]]);
+  const ceiling = bm25Ceiling(stats, stats.df.keys(), DEFAULT_WEIGHTS, new Map([['tar', 0]]));
+  t.true(Math.abs(ceiling - bm25Ceiling(stats, stats.df.keys()) - bonus) < 1e-9);
+  for (const h of hits) t.true(h.score < ceiling);
+});
+
+test('document names: the file stem and the names a man page NAME line lists', (t) => {
+  t.deepEqual(
+    documentNames(
+      '/man/bzip2.1.txt',
+      'BZIP2(1)\n\nNAME\n       bzip2, bunzip2 - a block-sorting file compressor\n',
+    ),
+    ['bzip2', 'bunzip2'],
+  );
+  t.deepEqual(documentNames('notes/Deploy.md', '# Deploy\nNAME\nnot a name line'), ['deploy']);
+  t.deepEqual(documentNames('ssh-keygen.txt', 'NAME\n     ssh-keygen — OpenSSH authentication key utility'), [
+    'ssh-keygen',
+  ]);
+  t.is(nameTerm('tar'), 'tar');
+  t.is(nameTerm('ssh-keygen'), 'ssh-keygen');
+  t.is(nameTerm('python3'), 'python3');
 });

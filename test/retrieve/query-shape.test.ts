@@ -305,3 +305,42 @@ test('a selection of only noise shapes to an empty query; 10,000 lines keep thei
   t.true(s.query.includes('fatal: disk full'));
   t.true(s.words <= QUERY_WORD_BUDGET);
 });
+
+test('programs: the command words and the `prog:` of real output, leading program first', async (t) => {
+  const dir = await scratch();
+  // `prog: message` and `prog (child): message` lines name the program that printed them.
+  const bad = join(dir, 'site.tar.gz');
+  await writeFile(bad, 'not gzip\n');
+  const tar = run('tar', ['-xzf', bad]);
+  t.regex(tar, /^gzip: stdin: not in gzip format$/m);
+  // gzip printed a line too; tar's error lines make tar the leading program.
+  t.deepEqual(shapeQuery(tar).programs, ['tar', 'gzip']);
+  // A `Try 'prog --help'` hint and a `usage:` line name their program too.
+  const cp = run('cp', []);
+  t.regex(cp, /Try 'cp --help'/);
+  t.deepEqual(shapeQuery(cp).programs, ['cp']);
+  const git = run('git', ['--kortty-bogus']);
+  t.regex(git, /usage: git /);
+  t.deepEqual(shapeQuery(git).programs, ['git']);
+  // A shell trace (`set -x`) marks its commands with `+ `.
+  const trace = run('bash', ['-xc', `tar -tf ${bad}`]);
+  t.true(trace.startsWith(`+ tar -tf ${bad}`), trace);
+  t.deepEqual(shapeQuery(trace).programs, ['tar', 'gzip']);
+  // After a prompt: wrappers and assignments are skipped, each piped or chained command counts,
+  // and the program that ran and failed (command and error line) leads.
+  const ls = run('ls', ['/nonexistent-kortty']);
+  t.deepEqual(
+    shapeQuery(`$ sudo -E LC_ALL=C env ls /nonexistent-kortty | /usr/bin/sort -r && wc -l\n${ls}`).programs,
+    ['ls', 'sort', 'wc'],
+  );
+  t.deepEqual(shapeQuery(`$ make build\n$ ls /nonexistent-kortty\n${ls}`).programs, ['ls', 'make']);
+  // A lone line that reads as a command (a flag, a quote, a path among its arguments).
+  t.deepEqual(shapeQuery("awk -F: '$3 >= 1000 {print $1}' /etc/passwd").programs, ['awk']);
+  t.deepEqual(shapeQuery('rsync -avz --delete src/ host:dst/').programs, ['rsync']);
+  // Labels are not programs, and prose names none.
+  t.deepEqual(shapeQuery('error: pathspec did not match\nfatal: not a git repository').programs, []);
+  t.deepEqual(shapeQuery('how do I extract a tar archive?').programs, []);
+  t.deepEqual(shapeQuery('list the files in /etc that changed today').programs, []);
+  // At most four, in order of weight.
+  t.deepEqual(shapeQuery('$ a1 x | b1 | c1 | d1 | e1').programs, ['a1', 'b1', 'c1', 'd1']);
+});

@@ -93,6 +93,7 @@ interface ExplainJson {
     keptLines: number;
     words: number;
     commands: string[];
+    programs: string[];
     dropped: Record<string, number>;
   } | null;
   explain: { marker: string; matched: string[] | null; shares: Record<string, number> | null }[];
@@ -123,7 +124,7 @@ test.serial(
     t.is(table.code, 0, table.err);
     t.true(
       table.out.startsWith(
-        `shaped query (19 words, 3 of 4 lines kept; dropped 4 escapes, 1 prompt, 3 timestamps, 1 repeated line):\n  ${SHAPED.split('\n').join('\n  ')}\n\n<retrieved_context>`,
+        `shaped query (19 words, 3 of 4 lines kept; dropped 4 escapes, 1 prompt, 3 timestamps, 1 repeated line):\n  ${SHAPED.split('\n').join('\n  ')}\nprograms (documents named after them rank higher): tar\n\n<retrieved_context>`,
       ),
       table.out,
     );
@@ -135,7 +136,7 @@ test.serial(
     for (const i of scored) {
       t.regex(
         outLines[i + 1]!,
-        /^ {5}(matched .+ {2}· {2}title \d+% headings \d+% body \d+% proximity \d+%|lexical: (not matched|no explanation))$/,
+        /^ {5}(matched .+ {2}· {2}title \d+% headings \d+% body \d+% proximity \d+% name \d+%|lexical: (not matched|no explanation))$/,
       );
     }
 
@@ -157,6 +158,7 @@ test.serial(
       keptLines: 3,
       words: 19,
       commands: ['tar -xf backup.tar'],
+      programs: ['tar'],
       dropped: {
         escapes: 4,
         prompts: 1,

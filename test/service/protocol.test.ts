@@ -161,7 +161,10 @@ test('search results are checked field by field', (t) => {
   // An older service's answer carries no shaped query: the client searches in-process instead.
   const { shapedQuery: _q, ...older } = good;
   t.regex(checkSearchResult(older) as string, /shapedQuery/);
-  const explain = { matched: ['tar', 'open'], shares: { title: 0.5, headings: 0, body: 0.5, proximity: 0 } };
+  const explain = {
+    matched: ['tar', 'open'],
+    shares: { title: 0.5, headings: 0, body: 0.5, proximity: 0, name: 0 },
+  };
   const explained = { ...good, excerpts: [{ ...excerpt, explain }] };
   t.is(checkSearchResult(explained) as unknown, explained);
   t.regex(
@@ -177,6 +180,15 @@ test('search results are checked field by field', (t) => {
       excerpts: [{ ...excerpt, explain: { ...explain, shares: { body: '1' } } }],
     }) as string,
     /explain\.shares/,
+  );
+  // An older service explains without the name match's share (and ranks without it): not used.
+  const { name: _n, ...fourShares } = explain.shares;
+  t.regex(
+    checkSearchResult({
+      ...good,
+      excerpts: [{ ...excerpt, explain: { ...explain, shares: fourShares } }],
+    }) as string,
+    /explain\.shares is not five numbers/,
   );
 });
 

@@ -53,8 +53,10 @@ starts it).
 The text is shaped into a query first, as a terminal selection is: prompts, escape sequences,
 timestamps, hex addresses, UUIDs, long numbers, line-number gutters and repeated lines are dropped,
 and a long selection keeps its command, error and warning lines within a word budget. --explain shows
-the shaped query and what was dropped, and per excerpt the matched terms and the title, headings,
-body and proximity shares of its lexical score (with --json: "shapedQuery", "shaping" and "explain").
+the shaped query, what was dropped and the programs the text names (a document named after one, such
+as tar.md for "tar: Cannot open", ranks higher), and per excerpt the matched terms and the title,
+headings, body, proximity and name shares of its lexical score (with --json: "shapedQuery",
+"shaping" and "explain").
 --no-shape searches the text as given.`,
   run: runSearch,
 });
@@ -158,10 +160,14 @@ function queryLines(shaped: string, shaping: ShapedQuery | undefined): string {
     : !shaping.query
       ? `query (shaping left nothing${droppedText(shaping)}; searched as given):`
       : `shaped query (${shaping.words} words, ${shaping.keptLines} of ${shaping.lines} lines kept${droppedText(shaping)}):`;
+  const programs =
+    shaping?.query && shaping.programs.length > 0
+      ? `programs (documents named after them rank higher): ${shaping.programs.map(sanitizeLine).join(', ')}\n`
+      : '';
   return `${head}\n${shaped
     .split('\n')
     .map((l) => `  ${sanitizeLine(l)}\n`)
-    .join('')}\n`;
+    .join('')}${programs}\n`;
 }
 
 const DROPPED: Record<keyof ShapedQuery['dropped'], [string, string]> = {
@@ -189,7 +195,7 @@ function explainLine(c: Candidate): string {
   const x = c.explain;
   if (!x) return c.lexicalRank === undefined ? 'lexical: not matched' : 'lexical: no explanation';
   const pct = (v: number) => `${Math.round(v * 100)}%`;
-  const shares = (['title', 'headings', 'body', 'proximity'] as const)
+  const shares = (['title', 'headings', 'body', 'proximity', 'name'] as const)
     .map((field) => `${field} ${pct(x.shares[field])}`)
     .join(' ');
   return `matched ${x.matched.length ? x.matched.map(sanitizeLine).join(' ') : '-'}  ·  ${shares}`;
@@ -200,7 +206,14 @@ function explainJson(c: Candidate) {
 }
 
 function shapingJson(s: ShapedQuery) {
-  return { lines: s.lines, keptLines: s.keptLines, words: s.words, commands: s.commands, dropped: s.dropped };
+  return {
+    lines: s.lines,
+    keptLines: s.keptLines,
+    words: s.words,
+    commands: s.commands,
+    programs: s.programs,
+    dropped: s.dropped,
+  };
 }
 
 /** The first `n` fused candidates for diagnostics: rank, the excerpt marker if one was made of it,

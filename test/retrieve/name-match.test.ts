@@ -1,0 +1,136 @@
+import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import test from 'ava';
+import { createSearchDeps } from '../../src/app/search-deps.js';
+import { STARTER_MODEL_ID } from '../../src/embed/starter-model.js';
+import { search } from '../../src/retrieve/search.js';
+import { createDefaultPorts } from '../../src/store/default-ports.js';
+import { addSources, createStore, findStore } from '../../src/store/engine.js';
+import { homeWithStarter, prose, tempDir, writeTree } from '../helpers/store-env.js';
+
+// The name match through search() on real stores (the starter model, real snapshots): the page
+// named after the program a selection shows comes first, also over a page that mentions the
+// program everywhere, and also when the two are in different stores.
+
+let home = '';
+let tarOutput = '';
+
+const TAR_PAGE = [
+  'TAR(1)                       GNU TAR Manual                       TAR(1)',
+  '',
+  'NAME',
+  '       tar - an archiving utility',
+  '',
+  'DESCRIPTION',
+  '       GNU tar saves many files together into a single tape or disk archive,',
+  '       and can restore individual files from the archive.',
+  '',
+].join('\n');
+// A page about something else that names tar in every line, as lesspipe's and gzip's pages do.
+const BUSY_PAGE = `# Viewing archives\n\n${Array.from(
+  { length: 30 },
+  (_, i) =>
+    `Line ${i}: a tar.gz or tar file the viewer cannot open shows as raw bytes; an error in tar exits the viewer.`,
+).join('\n')}\n`;
+
+// The rest of a collection: the name's idf counts over every chunk of the store, as in real use.
+const others = (topic: string) =>
+  Object.fromEntries(
+    Array.from({ length: 20 }, (_, i) => [
+      `${topic}-${i}.md`,
+      `# ${topic} ${i}\n\n${prose(`${topic} page`, 4, i + 11)}`,
+    ]),
+  );
+
+test.before(async () => {
+  home = await homeWithStarter();
+  const scratch = await tempDir('kortty-name-run-');
+  const archive = join(scratch, 'site-backup.tar.gz');
+  await writeFile(archive, 'not an archive\n');
+  const r = spawnSync('tar', ['-xzf', archive], {
+    encoding: 'utf8',
+    cwd: scratch,
+    env: { ...process.env, LC_ALL: 'C' },
+  });
+  tarOutput = `${r.stdout}${r.stderr}`.trim();
+
+  const one = await tempDir('kortty-name-one-');
+  await writeTree(one, {
+    'tar.txt': `${TAR_PAGE}${prose('archive files tape', 6, 3)}`,
+    'archive-viewer.md': BUSY_PAGE,
+    'bikes.md': `# Bicycles\n\n${prose('bicycle chain lubrication', 8, 7)}`,
+    ...others('garden'),
+  });
+  await createStore({ name: 'Both', modelId: STARTER_MODEL_ID }, home);
+  await addSources('Both', [{ kind: 'folder', path: one }], { ports: createDefaultPorts(home) }, home);
+
+  // The same two pages split over two stores.
+  const pages = await tempDir('kortty-name-pages-');
+  const notes = await tempDir('kortty-name-notes-');
+  await writeTree(pages, {
+    'tar.txt': `${TAR_PAGE}${prose('archive files tape', 6, 3)}`,
+    ...others('printer'),
+  });
+  await writeTree(notes, { 'archive-viewer.md': BUSY_PAGE, ...others('garden') });
+  await createStore({ name: 'Pages', modelId: STARTER_MODEL_ID }, home);
+  await createStore({ name: 'Notes', modelId: STARTER_MODEL_ID }, home);
+  await addSources('Pages', [{ kind: 'folder', path: pages }], { ports: createDefaultPorts(home) }, home);
+  await addSources('Notes', [{ kind: 'folder', path: notes }], { ports: createDefaultPorts(home) }, home);
+});
+
+test.serial(
+  "tar's real error output: the page named tar leads, over a page that mentions tar in every line",
+  async (t) => {
+    t.regex(tarOutput, /^tar: /m, 'tar really printed its error');
+    const deps = createSearchDeps(home);
+    try {
+      const store = await findStore('Both', home);
+      for (const mode of ['lexical', 'hybrid'] as const) {
+        const shaped = await search({ stores: [store], query: tarOutput, mode }, deps);
+        t.true(
+          shaped.excerpts[0]!.path.endsWith('tar.txt'),
+          `${mode}: ${shaped.excerpts.map((e) => e.path)}`,
+        );
+        t.true(shaped.excerpts[0]!.explain!.shares.name > 0, JSON.stringify(shaped.excerpts[0]!.explain));
+      }
+      // Unshaped there is no program: the page full of the selection's words wins on words alone.
+      const raw = await search({ stores: [store], query: tarOutput, mode: 'lexical', shape: false }, deps);
+      t.true(raw.excerpts[0]!.path.endsWith('archive-viewer.md'), raw.excerpts.map((e) => e.path).join());
+      t.true(raw.excerpts.every((e) => e.explain!.shares.name === 0));
+      // A question names no program: no document gains anything from its name.
+      const q = await search(
+        { stores: [store], query: 'which viewer opens a tar file?', mode: 'lexical' },
+        deps,
+      );
+      t.true(q.excerpts.every((e) => e.explain!.shares.name === 0));
+    } finally {
+      await deps.close();
+    }
+  },
+);
+
+test.serial(
+  'across stores: the named page leads, and every lexical match stays below its ceiling',
+  async (t) => {
+    const deps = createSearchDeps(home);
+    try {
+      const stores = [await findStore('Notes', home), await findStore('Pages', home)];
+      const res = await search({ stores, query: tarOutput, mode: 'lexical' }, deps);
+      t.is(res.excerpts[0]!.storeName, 'Pages');
+      t.true(res.excerpts[0]!.path.endsWith('tar.txt'));
+      const matches = res.candidates.map((c) => c.lexicalMatch!);
+      t.true(
+        matches.every((m) => m > 0 && m < 1),
+        JSON.stringify(matches),
+      );
+      // The notes store bears no page named tar, yet its ceiling holds the name bonus: its best hit
+      // matches a smaller share of the query than it would alone.
+      const alone = await search({ stores: [stores[0]!], query: tarOutput, mode: 'lexical' }, deps);
+      const notesTop = (r: typeof res) => r.candidates.find((c) => c.storeName === 'Notes')!.lexicalMatch!;
+      t.true(notesTop(res) < notesTop(alone), `${notesTop(res)} < ${notesTop(alone)}`);
+    } finally {
+      await deps.close();
+    }
+  },
+);
