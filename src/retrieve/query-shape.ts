@@ -166,10 +166,12 @@ const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
 // A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
-// an assignment among its arguments, or (three arguments at most) a path or file name right after
-// it (`cat .env.production`); and no `word: ` right after it (that is output). Prose rarely has these.
+// an assignment within its first four arguments, or (three arguments at most) a path or file name
+// right after it (`cat .env.production`); not a question (`?` at the end), and no `word: ` right
+// after the command word (that is output). A lowercase question that starts with a program's name
+// (`make tar skip existing files with --skip-old-files`) has its flag too late to count.
 const COMMAND_LIKE =
-  /^[a-z][\w.+-]*(?:(?:\s+\S+)*?\s+(?:--?[A-Za-z]|['"]|\||&&|\w+=)|\s+\S*[./]\S*(?:\s+\S+){0,2}$)/;
+  /^(?!.*\?\s*$)[a-z][\w.+-]*(?:(?:\s+\S+){0,3}?\s+(?:--?[A-Za-z]|['"]|\||&&|\w+=)|\s+\S*[./]\S*(?:\s+\S+){0,2}$)/;
 
 /** The command words of a command line: its first command's and each piped or chained one's. */
 function commandPrograms(line: string): string[] {

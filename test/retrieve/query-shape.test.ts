@@ -341,6 +341,8 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery('error: pathspec did not match\nfatal: not a git repository').programs, []);
   t.deepEqual(shapeQuery('how do I extract a tar archive?').programs, []);
   t.deepEqual(shapeQuery('list the files in /etc that changed today').programs, []);
+  t.deepEqual(shapeQuery('make tar skip existing files with --skip-old-files').programs, []);
+  t.deepEqual(shapeQuery('sort -n data.txt?').programs, []);
   // At most four, in order of weight.
   t.deepEqual(shapeQuery('$ a1 x | b1 | c1 | d1 | e1').programs, ['a1', 'b1', 'c1', 'd1']);
 });
