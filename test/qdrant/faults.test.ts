@@ -114,10 +114,16 @@ test('persistent 5xx: QDRANT_FAILED, no success, and the active generation is un
   const s = store(name, { retries: 2, batchSize: 2 });
   const { generation: active } = await s.replaceSource('src', pts('old', 3));
   let upserts = 0;
-  // The first batch of the new generation goes through, every later attempt fails.
-  fake.failNext(100, { status: 500, match: (r) => on(name, '/points', 'PUT')(r) && ++upserts > 1 });
+  // The first batch of the new generation goes through, every later attempt fails. The fault is
+  // switched off by its own flag, not clearFaults(): the tests of this file share the fake and run
+  // at once, and clearing every fault would take another test's pending ones.
+  let failing = true;
+  fake.failNext(100, {
+    status: 500,
+    match: (r) => failing && on(name, '/points', 'PUT')(r) && ++upserts > 1,
+  });
   const err = await t.throwsAsync(s.replaceSource('src', pts('new', 5)));
-  fake.clearFaults();
+  failing = false;
   t.true(isKorttyError(err, 'QDRANT_FAILED'));
   const d = (err as KorttyError).details;
   t.like(d, { op: 'upsert', status: 500, attempts: 3, sourceId: 'src', batch: 2, batches: 3 });
