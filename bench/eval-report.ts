@@ -115,9 +115,10 @@ export function pairedDiff(
   };
 }
 
-const f3 = (x: number) => x.toFixed(3);
-const signed = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(3);
-const table = (head: string[], body: string[][]) =>
+/** Markdown table helpers, shared with the selection report. */
+export const f3 = (x: number) => x.toFixed(3);
+export const signed = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(3);
+export const table = (head: string[], body: string[][]) =>
   [
     `| ${head.join(' | ')} |`,
     `| ${head.map(() => '---').join(' | ')} |`,

@@ -1,5 +1,5 @@
 import { mean } from '../src/retrieve/metrics.js';
-import { type Judged, pairedDiff, perQuery } from './eval-report.js';
+import { f3, type Judged, pairedDiff, perQuery, signed, table } from './eval-report.js';
 import { type EvalQuery, judgementOf } from './selection-set.js';
 
 // Markdown tables of the selection and question-proxy evaluations (pure): each system's quality,
@@ -24,14 +24,6 @@ export interface SetRun {
 
 export const BASELINE = 'textbook BM25';
 
-const f3 = (x: number) => x.toFixed(3);
-const signed = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(3);
-const table = (head: string[], body: string[][]) =>
-  [
-    `| ${head.join(' | ')} |`,
-    `| ${head.map(() => '---').join(' | ')} |`,
-    ...body.map((r) => `| ${r.join(' | ')} |`),
-  ].join('\n');
 const shapeLabel = (s: SystemRun) => (s.shape === null ? '—' : s.shape ? 'on' : 'off');
 
 export function judgedOf(queries: readonly EvalQuery[]): Judged[] {

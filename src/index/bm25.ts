@@ -51,11 +51,6 @@ export interface NameMatch {
   rank: number;
 }
 
-/** The name bonus of a name borne by `named` of `docCount` chunks (before the weight). */
-function nameIdf(docCount: number, named: number): number {
-  return bm25Idf(docCount, named);
-}
-
 /** The term a program name indexes as: its whole compound (`ssh-keygen`) or its word's stem (`tar`). */
 export function nameTerm(name: string): string | undefined {
   let first: string | undefined;
@@ -328,7 +323,7 @@ export function bm25Ceiling(
   for (const [term, rank] of names)
     sum +=
       (weights.name / (rank + 1)) *
-      nameIdf(stats.docCount, stats.names.get(term)?.chunks ?? 0) *
+      bm25Idf(stats.docCount, stats.names.get(term)?.chunks ?? 0) *
       (stats.k1 + 1);
   return sum;
 }
@@ -451,7 +446,7 @@ export function searchBm25F(
   });
   for (const { ordinals, rank } of names) {
     if (weights.name <= 0) break;
-    const bonus = (weights.name / (rank + 1)) * nameIdf(n, ordinals.length) * (k1 + 1);
+    const bonus = (weights.name / (rank + 1)) * bm25Idf(n, ordinals.length) * (k1 + 1);
     for (const doc of ordinals) {
       if (doc >= n || (allowed && allowed[doc] !== 1)) continue;
       if (scores[doc] === 0) hits[hitCount++] = doc;

@@ -25,12 +25,16 @@ export function fileStem(path: string): string {
   return noExt.replace(/\.\d[a-z]*$/i, '');
 }
 
+/** The first non-blank line after a man page's NAME heading, '' when there is none. */
+function manNameLine(lines: readonly string[]): string {
+  const at = lines.findIndex((l) => MAN_NAME.test(l));
+  return at >= 0 ? (lines.slice(at + 1).find((l) => l.trim() !== '') ?? '') : '';
+}
+
 /** The document's title text (see above) from its path, format and first chunk's text. */
 export function documentTitle(path: string, format: string, firstChunk: string): string {
   const lines = firstChunk.split('\n', 200);
-  let line = '';
-  const name = lines.findIndex((l) => MAN_NAME.test(l));
-  if (name >= 0) line = lines.slice(name + 1).find((l) => l.trim() !== '') ?? '';
+  let line = manNameLine(lines);
   if (line === '') line = lines.map((l) => ATX.exec(l)?.[1]).find((h) => h !== undefined) ?? '';
   if (line === '' && FIRST_LINE_TITLE.has(format)) line = lines.find((l) => l.trim() !== '') ?? '';
   line = line.trim();
@@ -47,10 +51,7 @@ export function documentNames(path: string, firstChunk: string): string[] {
   const names = new Set([fileStem(path).toLowerCase()]);
   // A NAME section opens its page: the first 4 KiB hold it, and reading no more keeps the name
   // table of a 10,000-document store cheap to build.
-  const lines = firstChunk.slice(0, 4096).split('\n', 200);
-  const at = lines.findIndex((l) => MAN_NAME.test(l));
-  const line = at >= 0 ? lines.slice(at + 1).find((l) => l.trim() !== '') : undefined;
-  const list = line ? NAME_LIST.exec(line)?.[1] : undefined;
+  const list = NAME_LIST.exec(manNameLine(firstChunk.slice(0, 4096).split('\n', 200)))?.[1];
   for (const name of list?.split(',') ?? []) names.add(name.trim().toLowerCase());
   return [...names];
 }
