@@ -1,9 +1,10 @@
 // Child process of the lock suite. Every record goes to one shared log opened with O_APPEND per
 // write (appendFileSync), so the file's line order is the order in which the kernel saw them.
 //
-//   mode contend: loop until REL_DEADLINE (epoch ms): acquire the store lock, log `enter`, hold it
-//     for a random 2..REL_HOLD_MS ms, then `assertHeld()` and log `exit` (or `lost` when another
-//     process took the lock: with live, running holders that is a failure), release.
+//   mode contend: loop until REL_DEADLINE (epoch ms) or until the file REL_STOP exists: acquire the
+//     store lock, log `enter`, hold it for a random 2..REL_HOLD_MS ms, then `assertHeld()` and log
+//     `exit` (or `lost` when another process took the lock: with live, running holders that is a
+//     failure), release.
 //   mode victim: acquire once, log `enter`, tell the parent (IPC 'holding'), hold for REL_HOLD_MS
 //     (the parent SIGSTOPs it in there, past the stale bound, then SIGCONTs it), then "activate"
 //     the way the index job does: `assertHeld()` first, and only then rename a marker file into
@@ -35,8 +36,12 @@ async function acquire() {
   }
 }
 
+// The parent ends a contend run early by creating this file (a message could arrive before a
+// just-forked child listens for it).
+const stopPath = process.env.REL_STOP;
+
 async function contend(deadline: number) {
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !(stopPath && existsSync(stopPath))) {
     const lock = await acquire();
     record('enter', lock.owner.nonce);
     await sleep(2 + Math.random() * (holdMs - 2));

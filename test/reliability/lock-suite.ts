@@ -180,13 +180,18 @@ export async function runLockSuite(opts: LockSuiteOptions): Promise<SuiteRow[]> 
   {
     const logPath = join(dir, 'stress.log');
     await writeFile(logPath, '');
-    const deadline = Date.now() + opts.seconds * 1000;
+    // The run lasts `seconds`, and longer (up to a hard cap) until `kills` SIGKILLs have hit a
+    // holder: on a loaded machine a kill often lands just after the holder let go, and a fixed
+    // window could end with none that counted.
+    const minEnd = Date.now() + opts.seconds * 1000;
+    const hardEnd = minEnd + Math.max(opts.seconds * 5, 20) * 1000;
     const env = {
       ...common,
       REL_LOG: logPath,
       REL_MODE: 'contend',
       REL_HOLD_MS: '40',
-      REL_DEADLINE: String(deadline),
+      REL_DEADLINE: String(hardEnd),
+      REL_STOP: join(dir, 'stop'),
     };
     const live = new Map<number, Proc>();
     const errors: string[] = [];
@@ -203,8 +208,10 @@ export async function runLockSuite(opts: LockSuiteOptions): Promise<SuiteRow[]> 
     for (let i = 0; i < opts.contenders; i++) start();
     const every = (opts.seconds * 1000) / (opts.kills + 1);
     let killsSent = 0;
-    while (Date.now() < deadline - every / 2 && killsSent < opts.kills) {
+    let hits = 0;
+    while (Date.now() < hardEnd - 1000 && (hits < opts.kills || Date.now() < minEnd)) {
       await sleep(every * (0.5 + Math.random()));
+      if (hits >= opts.kills) continue;
       const owner = await readOwner(lockPath);
       const victim = owner && live.get(owner.pid);
       if (!victim) continue;
@@ -212,8 +219,10 @@ export async function runLockSuite(opts: LockSuiteOptions): Promise<SuiteRow[]> 
       victim.child.kill('SIGKILL');
       killsSent++;
       await victim.exited;
-      if (Date.now() < deadline - 500) start();
+      hits = analyse(parse(logPath), staleMs).holderKills;
+      start();
     }
+    await writeFile(env.REL_STOP, '');
     while (live.size > 0) await Promise.all([...live.values()].map((p) => p.exited));
     const a = analyse(parse(logPath), staleMs);
     const stress = createRow(
