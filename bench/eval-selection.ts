@@ -15,7 +15,7 @@
 //   (bench/man-pages.ts, never relevant), DEFAULT_EXTRA of them sampled, so the set ranks against a
 //   store of about 300 pages like a real one; KORTTY_EVAL_SELECTION_EXTRA=N samples N instead
 //   (0: the commands' pages alone).
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -33,10 +33,16 @@ import { resolveModel } from '../src/store/model-resolve.js';
 import type { Candidate } from '../src/types.js';
 import { updateEvalDoc } from './eval-doc.js';
 import { loadManPages } from './man-pages.js';
+import { completionDescriptions, PER_PAGE, pickOptionQuestions } from './option-questions.js';
 import { buildProject, captureCases, renderPages } from './selection-capture.js';
 import { LINE_CASES, PAGES, RUN_CASES } from './selection-cases.js';
 import { BASELINE, misses, renderSetReport, type SetRun, type SystemRun } from './selection-report.js';
-import { assembleProxy, assembleSelection, type EvalQuery } from './selection-set.js';
+import {
+  assembleOptionQuestions,
+  assembleProxy,
+  assembleSelection,
+  type EvalQuery,
+} from './selection-set.js';
 import { buildTextbookIndex, rankTextbook } from './textbook-bm25.js';
 
 /** Unrelated pages sampled into the corpus by default: about 300 pages in all, a real store's size. */
@@ -44,6 +50,10 @@ const DEFAULT_EXTRA = 241;
 const MODEL_ID = process.env.KORTTY_EVAL_MODEL ?? STARTER_MODEL_ID;
 /** search()'s modes, and `default`: the mode search() uses when the request names none. */
 const MODES: (SearchMode | 'default')[] = ['vector', 'lexical', 'hybrid', 'default'];
+
+const SETS = ['selection', 'proxy', 'options'];
+/** fish's completions, the source of the option questions (Debian's fish package). */
+const FISH_COMPLETIONS = '/usr/share/fish/completions';
 
 const docOf = (path: string) => basename(path, '.txt');
 /** Fewer selection queries than this fail the run (exit code 1). */
@@ -63,17 +73,16 @@ function options() {
     if (!(MODES as string[]).includes(m))
       throw new Error(`--modes: unknown mode ${m} (known: ${MODES.join(', ')})`);
   }
-  const sets = values.set?.split(',') ?? ['selection', 'proxy'];
+  const sets = values.set?.split(',') ?? SETS;
   for (const x of sets)
-    if (x !== 'selection' && x !== 'proxy')
-      throw new Error(`--set: unknown set ${x} (known: selection, proxy)`);
+    if (!SETS.includes(x)) throw new Error(`--set: unknown set ${x} (known: ${SETS.join(', ')})`);
   const extra = Number(process.env.KORTTY_EVAL_SELECTION_EXTRA ?? DEFAULT_EXTRA);
   if (!Number.isInteger(extra) || extra < 0) {
     throw new Error(
       `KORTTY_EVAL_SELECTION_EXTRA: ${process.env.KORTTY_EVAL_SELECTION_EXTRA} is not a page count`,
     );
   }
-  const partial = modes.length < MODES.length || sets.length < 2 || extra !== DEFAULT_EXTRA;
+  const partial = modes.length < MODES.length || sets.length < SETS.length || extra !== DEFAULT_EXTRA;
   if (values['update-doc'] && partial) {
     throw new Error(
       `--update-doc: docs/EVAL.md gets the full run only (no --modes or --set, ${DEFAULT_EXTRA} extra pages)`,
@@ -107,19 +116,20 @@ async function main() {
     const captured = await captureCases(project, RUN_CASES);
     const selection = assembleSelection(RUN_CASES, LINE_CASES, names, captured);
     const proxy = assembleProxy(pages);
+    const options = await optionQuestions([...pages, ...extra]);
     const buildMs = performance.now() - t0;
     // The set is only worth its figures with enough queries: fewer means this machine lacks the
     // programs or pages (see the notes), and the run says so by failing.
     if (selection.queries.length < MIN_SELECTION_QUERIES) process.exitCode = 1;
     for (const m of missing) console.log(`note: no man page for ${m}: left out of the corpus`);
-    for (const n of [...selection.notes, ...proxy.notes]) console.log(`note: ${n}`);
+    for (const n of [...selection.notes, ...proxy.notes, ...options.notes]) console.log(`note: ${n}`);
     const keep = process.env.KORTTY_EVAL_SELECTION_KEEP;
     if (keep) {
       await mkdir(join(keep, 'pages'), { recursive: true });
       for (const p of pages) await writeFile(join(keep, 'pages', `${p.name}.txt`), p.text);
       await writeFile(
         join(keep, 'queries.json'),
-        `${JSON.stringify([...selection.queries, ...proxy.queries], null, 1)}\n`,
+        `${JSON.stringify([...selection.queries, ...proxy.queries, ...options.queries], null, 1)}\n`,
       );
     }
 
@@ -216,6 +226,14 @@ async function main() {
         ),
       );
     }
+    if (opt.sets.includes('options')) {
+      runs.push(
+        await runSet(
+          `Option questions: ${options.queries.length} option descriptions from fish's completions (at most ${PER_PAGE} per program, names masked), judged by the program's page`,
+          options.queries,
+        ),
+      );
+    }
     const searchMs = performance.now() - t1;
     await deps.close();
 
@@ -254,5 +272,19 @@ async function main() {
 
 const BEGIN = '<!-- selection-eval:begin (generated by `node dist/bench/eval-selection.js --update-doc`) -->';
 const END = '<!-- selection-eval:end -->';
+
+/** The option questions of the corpus's programs that fish completes; a note when fish is missing. */
+async function optionQuestions(pages: readonly { name: string; text: string }[]) {
+  const byProgram = new Map<string, string[]>();
+  for (const p of pages) {
+    const file = await readFile(join(FISH_COMPLETIONS, `${p.name}.fish`), 'utf8').catch(() => undefined);
+    if (file !== undefined) byProgram.set(p.name, completionDescriptions(p.name, file));
+  }
+  const notes =
+    byProgram.size === 0
+      ? [`no fish completions in ${FISH_COMPLETIONS} (install fish): no option questions`]
+      : [];
+  return { queries: assembleOptionQuestions(pages, pickOptionQuestions(byProgram)), notes };
+}
 
 await main();

@@ -26,6 +26,7 @@ const SUITES: Record<string, () => Promise<BenchRow[]>> = {
     ...(await (await import('./retrieval-bench.js')).benchRetrieval()),
     ...(await (await import('./service-bench.js')).benchService()),
   ],
+  service: async () => (await import('./service-bench.js')).benchService(),
   shape: async () => (await import('./shape-bench.js')).benchShape(),
   tui: async () => (await import('./tui-bench.js')).benchTui(),
   mcp: async () => (await import('./mcp-bench.js')).benchMcp(),

@@ -7,10 +7,13 @@ import type { Frame, LineCase, RunCase } from './selection-cases.js';
 
 export interface EvalQuery {
   id: string;
-  /** `selection`: terminal text of real programs; `proxy`: a question derived from a page. */
-  set: 'selection' | 'proxy';
-  /** The frame of a run case, `line` for a selected command line, `proxy` for derived questions. */
-  kind: Frame | 'line' | 'proxy';
+  /**
+   * `selection`: terminal text of real programs; `proxy`: a question derived from a page;
+   * `options`: an option's description from fish's completions (bench/option-questions.ts).
+   */
+  set: 'selection' | 'proxy' | 'options';
+  /** The frame of a run case, `line` for a selected command line, else the question set's name. */
+  kind: Frame | 'line' | 'proxy' | 'options';
   /** The judged page (document id = rendered file name without `.txt`). */
   page: string;
   text: string;
@@ -167,7 +170,7 @@ export function descriptionQuestion(page: string, text: string): string | undefi
   return q.length >= MIN_PROXY_CHARS ? q : undefined;
 }
 
-function mask(text: string, names: readonly string[]): string {
+export function mask(text: string, names: readonly string[]): string {
   let out = text;
   for (const n of [...names].sort((a, b) => b.length - a.length)) {
     const esc = n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -189,4 +192,26 @@ export function assembleProxy(pages: readonly { name: string; text: string }[]):
     else queries.push({ id: `proxy-${p.name}`, set: 'proxy', kind: 'proxy', page: p.name, text });
   }
   return { queries, notes };
+}
+
+/** The option questions: picked descriptions with the program's names masked, in page order. */
+export function assembleOptionQuestions(
+  pages: readonly { name: string; text: string }[],
+  picked: readonly { program: string; text: string }[],
+): EvalQuery[] {
+  const byName = new Map(pages.map((p) => [p.name, p]));
+  return picked.flatMap((q, i) => {
+    const p = byName.get(q.program);
+    if (!p) return [];
+    const text = mask(q.text, pageNames(p.name, p.text));
+    return [
+      {
+        id: `options-${q.program}-${i}`,
+        set: 'options' as const,
+        kind: 'options' as const,
+        page: p.name,
+        text,
+      },
+    ];
+  });
 }

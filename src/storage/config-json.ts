@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { checkJson } from '../util/json-check.js';
-import { type NumberRange, timerMax } from '../util/ranges.js';
+import type { NumberRange } from '../util/ranges.js';
 import { sanitizeLine } from '../util/terminal-text.js';
 import { readJsonFile } from './json-file.js';
 import { configPath } from './paths.js';
+import { SERVICE_RANGES } from './service-block.js';
 
 // $KORTTY_HOME/rag/config.json as a whole: one schema naming every block we know. Each reader
 // (the query service, the TUI) checks only its own block, so a broken "tui" never stops a search;
@@ -13,13 +14,6 @@ import { configPath } from './paths.js';
 //   {"service": {"enabled": true, "idleMinutes": 15, "answerTimeoutMs": 1500, "startTimeoutMs": 3000},
 //    "tui": {"keymap": "vim", "theme": "light"},
 //    "last": {"promptPattern": "^\\S+[$#] ", "maxLines": 200, "maxBytes": 16384}}
-
-/** Every number of the file has its range here (durations stay within Node's timer limit). */
-export const SERVICE_RANGES = {
-  idleMinutes: { min: 0.001, max: Math.min(7 * 24 * 60, timerMax(60_000)), unit: 'minutes' },
-  answerTimeoutMs: { min: 50, max: 600_000, unit: 'ms' },
-  startTimeoutMs: { min: 50, max: 600_000, unit: 'ms' },
-} as const satisfies Record<string, NumberRange>;
 
 const number = (r: NumberRange) => (r.integer ? z.int() : z.number()).min(r.min).max(r.max);
 

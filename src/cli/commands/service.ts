@@ -1,6 +1,6 @@
 import { isKorttyError } from '../../errors.js';
-import { SERVICE_RANGES } from '../../storage/config-json.js';
 import { korttyHome, serviceSocketPath } from '../../storage/paths.js';
+import { SERVICE_RANGES } from '../../storage/service-block.js';
 import { type CommandGroup, defineCommand, usageError } from '../command.js';
 import type { CliIO } from '../io.js';
 

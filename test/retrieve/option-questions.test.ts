@@ -1,0 +1,100 @@
+import test from 'ava';
+import {
+  completionDescriptions,
+  fishWords,
+  PER_PAGE,
+  pickOptionQuestions,
+} from '../../bench/option-questions.js';
+import { assembleOptionQuestions } from '../../bench/selection-set.js';
+
+// The option-question set of the selection evaluation (bench/option-questions.ts): fish's
+// completion lines read as fish reads them, conditioned and generated descriptions left out,
+// shared and short ones never judged, the pick fixed and bounded per program.
+
+test('fishWords: quotes, escapes and comments as fish reads them', (t) => {
+  t.deepEqual(fishWords(`complete -c tar -s x -d 'Extract from archive'`), [
+    'complete',
+    '-c',
+    'tar',
+    '-s',
+    'x',
+    '-d',
+    'Extract from archive',
+  ]);
+  t.deepEqual(fishWords(`a "say \\"hi\\" now" 'it\\'s' b\\ c # trailing comment`), [
+    'a',
+    'say "hi" now',
+    "it's",
+    'b c',
+  ]);
+  t.deepEqual(fishWords(`x 'a#b' c#d`), ['x', 'a#b', 'c#d'], 'a # inside a word is not a comment');
+});
+
+test('completionDescriptions: top-level options of the program only', (t) => {
+  const file = [
+    '# tar completions',
+    `complete -c tar -s x -l extract -d 'Extract files from an archive'`,
+    `complete -c tar --description="List the contents of an archive" -s t`,
+    `complete -c tar -n '__fish_seen_subcommand_from foo' -l bar -d 'A subcommand option'`,
+    `complete -c gtar -s z -d 'Filter the archive through gzip'`,
+    `complete -c tar -s f -d "Archive file $HOME"`,
+    `complete -c tar -s C -d (__fish_describe_dir)`,
+    `complete -c tar -s v`,
+    `function __fish_complete_tar -d "Peek inside of archives"`,
+  ].join('\n');
+  t.deepEqual(completionDescriptions('tar', file), [
+    'Extract files from an archive',
+    'List the contents of an archive',
+  ]);
+});
+
+test('pickOptionQuestions: long, unshared descriptions, at most PER_PAGE per program, a fixed pick', (t) => {
+  const byProgram = new Map([
+    [
+      'tar',
+      [
+        'Extract files from an archive',
+        'Display help and exit',
+        'Verbose mode',
+        'List the contents of an archive',
+        'Append files to the end of an archive',
+        'Extract files from an archive',
+      ],
+    ],
+    ['zip', ['Display help and exit.', 'Store only, no compression at all']],
+  ]);
+  const picked = pickOptionQuestions(byProgram);
+  t.is(PER_PAGE, 2);
+  t.is(picked.filter((q) => q.program === 'tar').length, PER_PAGE);
+  for (const q of picked) {
+    t.not(q.text.replace(/\.$/, ''), 'Display help and exit', 'shared by two programs: judges neither');
+    t.not(q.text, 'Verbose mode', 'too short to be a question');
+  }
+  t.deepEqual(
+    picked.filter((q) => q.program === 'zip'),
+    [{ program: 'zip', text: 'Store only, no compression at all' }],
+  );
+  t.is(new Set(picked.map((q) => q.text)).size, picked.length, 'a repeated description counts once');
+  t.deepEqual(
+    pickOptionQuestions(new Map([...byProgram].reverse())),
+    picked,
+    'the order of the input does not matter',
+  );
+});
+
+test('assembleOptionQuestions: the program names masked, judged by its page, pages without text skipped', (t) => {
+  const pages = [{ name: 'gzip', text: 'NAME\n       gzip, gunzip, zcat - compress or expand files\n' }];
+  const queries = assembleOptionQuestions(pages, [
+    { program: 'gzip', text: 'Make gunzip keep the original file' },
+    { program: 'absent', text: 'Not in the corpus at all' },
+  ]);
+  t.deepEqual(queries, [
+    {
+      id: 'options-gzip-0',
+      set: 'options',
+      kind: 'options',
+      page: 'gzip',
+      text: 'Make the program keep the original file',
+    },
+  ]);
+});
