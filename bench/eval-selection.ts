@@ -3,8 +3,9 @@
 // rendered by man-db and indexed by addSources with the offline starter model; the queries are the
 // real output of those commands run in a throw-away project (wrong flags, missing files, a refused
 // connection on a closed loopback port, a bad git repository, a malformed tar, …) framed as a user
-// selects it, plus command lines; each is judged by the page of the command that was run. A second
-// set derives a question from each page (a proxy for natural-language questions). Every mode of
+// selects it, plus command lines; each is judged by the page of the command that was run. Three
+// question sets follow: one derived from each page (a proxy), the option descriptions of fish's
+// completions (people's words, bench/option-questions.ts), and those asked as questions. Every mode of
 // search() runs with query shaping on and off, next to textbook BM25 over the same chunks with the
 // same bounds. Built under temp directories, never in the repository. Method: docs/EVAL.md.
 //
@@ -33,11 +34,12 @@ import { resolveModel } from '../src/store/model-resolve.js';
 import type { Candidate } from '../src/types.js';
 import { updateEvalDoc } from './eval-doc.js';
 import { loadManPages } from './man-pages.js';
-import { completionDescriptions, PER_PAGE, pickOptionQuestions } from './option-questions.js';
+import { completionDescriptions, PER_PAGE, pickOptionQuestions, QUESTION_FORMS } from './option-questions.js';
 import { buildProject, captureCases, renderPages } from './selection-capture.js';
 import { LINE_CASES, PAGES, RUN_CASES } from './selection-cases.js';
 import { BASELINE, misses, renderSetReport, type SetRun, type SystemRun } from './selection-report.js';
 import {
+  assembleAsked,
   assembleOptionQuestions,
   assembleProxy,
   assembleSelection,
@@ -51,7 +53,7 @@ const MODEL_ID = process.env.KORTTY_EVAL_MODEL ?? STARTER_MODEL_ID;
 /** search()'s modes, and `default`: the mode search() uses when the request names none. */
 const MODES: (SearchMode | 'default')[] = ['vector', 'lexical', 'hybrid', 'default'];
 
-const SETS = ['selection', 'proxy', 'options'];
+const SETS = ['selection', 'proxy', 'options', 'asked'];
 /** fish's completions, the source of the option questions (Debian's fish package). */
 const FISH_COMPLETIONS = '/usr/share/fish/completions';
 
@@ -117,6 +119,7 @@ async function main() {
     const selection = assembleSelection(RUN_CASES, LINE_CASES, names, captured);
     const proxy = assembleProxy(pages);
     const options = await optionQuestions([...pages, ...extra]);
+    const asked = assembleAsked(options.queries);
     const buildMs = performance.now() - t0;
     // The set is only worth its figures with enough queries: fewer means this machine lacks the
     // programs or pages (see the notes), and the run says so by failing.
@@ -129,7 +132,7 @@ async function main() {
       for (const p of pages) await writeFile(join(keep, 'pages', `${p.name}.txt`), p.text);
       await writeFile(
         join(keep, 'queries.json'),
-        `${JSON.stringify([...selection.queries, ...proxy.queries, ...options.queries], null, 1)}\n`,
+        `${JSON.stringify([...selection.queries, ...proxy.queries, ...options.queries, ...asked], null, 1)}\n`,
       );
     }
 
@@ -231,6 +234,14 @@ async function main() {
         await runSet(
           `Option questions: ${options.queries.length} option descriptions from fish's completions (at most ${PER_PAGE} per program, names masked), judged by the program's page`,
           options.queries,
+        ),
+      );
+    }
+    if (opt.sets.includes('asked')) {
+      runs.push(
+        await runSet(
+          `Option questions asked: the same ${asked.length}, each put as a question in one of ${QUESTION_FORMS.length} forms in turn ("How do I …?", "Is there a way to …?")`,
+          asked,
         ),
       );
     }

@@ -115,3 +115,21 @@ export function pickOptionQuestions(
   }
   return out;
 }
+
+/**
+ * How people put such a goal to a search box or a colleague; the "asked" set wraps each option
+ * question in one of these, in turn, to measure what a question's own words do to ranking.
+ */
+export const QUESTION_FORMS = [
+  'How do I %?',
+  'How can I %?',
+  'Is there a way to %?',
+  'What option lets me %?',
+  'How would I %?',
+] as const;
+
+/** The i-th option question as a question: its first letter lowered unless it starts an acronym. */
+export function askedForm(text: string, i: number): string {
+  const goal = text.replace(/[.\s]+$/, '').replace(/^([A-Z])(?![A-Z])/, (c) => c.toLowerCase());
+  return QUESTION_FORMS[i % QUESTION_FORMS.length]!.replace('%', () => goal);
+}

@@ -1,3 +1,4 @@
+import { askedForm } from './option-questions.js';
 import type { Frame, LineCase, RunCase } from './selection-cases.js';
 
 // The pure half of the selection evaluation set (bench/eval-selection.ts): volatile values of
@@ -9,11 +10,12 @@ export interface EvalQuery {
   id: string;
   /**
    * `selection`: terminal text of real programs; `proxy`: a question derived from a page;
-   * `options`: an option's description from fish's completions (bench/option-questions.ts).
+   * `options`: an option's description from fish's completions (bench/option-questions.ts);
+   * `asked`: the same put as a question ("How do I …?").
    */
-  set: 'selection' | 'proxy' | 'options';
+  set: 'selection' | 'proxy' | 'options' | 'asked';
   /** The frame of a run case, `line` for a selected command line, else the question set's name. */
-  kind: Frame | 'line' | 'proxy' | 'options';
+  kind: Frame | 'line' | 'proxy' | 'options' | 'asked';
   /** The judged page (document id = rendered file name without `.txt`). */
   page: string;
   text: string;
@@ -214,4 +216,15 @@ export function assembleOptionQuestions(
       },
     ];
   });
+}
+
+/** The option questions asked as questions (`askedForm`), judged as before. */
+export function assembleAsked(options: readonly EvalQuery[]): EvalQuery[] {
+  return options.map((q, i) => ({
+    ...q,
+    id: q.id.replace(/^options-/, 'asked-'),
+    set: 'asked' as const,
+    kind: 'asked' as const,
+    text: askedForm(q.text, i),
+  }));
 }

@@ -12,7 +12,9 @@
 //   - hex addresses and hashes, UUIDs, numbers of five or more digits (pids, sizes, ports, counters)
 //     and the pid of a `prog[123]:` line;
 //   - line-number gutters (`  12 | `, `12:`, `cat -n`'s `    12<TAB>`) and bare `|` gutter lines;
-//   - repeated lines (compared with their digits ignored, so `retry 1/5`…`retry 5/5` count once).
+//   - repeated lines (compared with their digits ignored, so `retry 1/5`…`retry 5/5` count once);
+//   - on a line that is a question (it ends with `?` or opens with how/what/why/…), the words that
+//     only make it one: `how do I`, `is there a way to`, `what option lets me` (QUESTION_WORDS).
 // Kept: the program name of `prog: message` lines (`tar: Cannot open: …` → `tar`), flags and paths
 // (the lexical tokenizer splits them itself), short numbers (`HTTP 502`, `exit 128`).
 //
@@ -47,6 +49,8 @@ export interface ShapeDropped {
   numbers: number;
   gutters: number;
   repeats: number;
+  /** Words that only made a line a question (`how`, `do`, `I`, …). */
+  question: number;
   /** Lines left out to keep the query within the word budget. */
   budget: number;
 }
@@ -232,8 +236,40 @@ function emptyDropped(): ShapeDropped {
     numbers: 0,
     gutters: 0,
     repeats: 0,
+    question: 0,
     budget: 0,
   };
+}
+
+/**
+ * A question's scaffolding: interrogatives, auxiliaries and pronouns. In documentation they match
+ * prose everywhere and say nothing about the subject, and unlike the index's stop words they are
+ * common enough to pull pages in but not to weigh nothing ("How do I …?" as a search costs the
+ * option questions of docs/EVAL.md 0.06 MRR). Dropped only on question lines, where they cannot be
+ * an error's own words.
+ */
+const QUESTION_WORDS: ReadonlySet<string> = new Set(
+  (
+    'how what why where when who whom whose do does did can could should would shall may might must ' +
+    "i i'm i've me my you your we us our way let lets let's want wanted need needed please possible"
+  ).split(' '),
+);
+/** A question: ends with `?`, or opens with an interrogative followed by a word (not `what():`). */
+const QUESTION_LINE = /\?\s*$|^(?:how|what|why|where|when|who|which)\s+\p{L}/iu;
+
+/** `line` without its question words when it is a question; counts what went. */
+function dropQuestionWords(line: string, dropped: ShapeDropped): string {
+  if (!QUESTION_LINE.test(line)) return line;
+  const kept = line.split(' ').filter((w) => {
+    const bare = w
+      .toLowerCase()
+      .replace(/^["'(]+|[?!.,:;"')]+$/g, '')
+      .replace(/\u2019/g, "'");
+    if (!QUESTION_WORDS.has(bare)) return true;
+    dropped.question++;
+    return false;
+  });
+  return kept.join(' ');
 }
 
 /** Replaces every match of `re` with `by` (a space: words either side stay apart) and counts them. */
@@ -310,6 +346,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     }
     // Brackets and separators a removed timestamp or pid leaves behind: `prog[]:`, `[] `, `()`.
     line = squash(line.replace(/\[ +\]|\( +\)/g, '').replace(/^[\s:,;|]+/, ''));
+    if (!command) line = dropQuestionWords(line, dropped);
     if (!line || !/[\p{L}\p{N}]/u.test(line)) continue;
     const key = line.toLowerCase().replace(/\d+/g, '0');
     if (seen.has(key)) {

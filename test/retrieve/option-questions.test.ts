@@ -1,11 +1,13 @@
 import test from 'ava';
 import {
+  askedForm,
   completionDescriptions,
   fishWords,
   PER_PAGE,
   pickOptionQuestions,
+  QUESTION_FORMS,
 } from '../../bench/option-questions.js';
-import { assembleOptionQuestions } from '../../bench/selection-set.js';
+import { assembleAsked, assembleOptionQuestions } from '../../bench/selection-set.js';
 
 // The option-question set of the selection evaluation (bench/option-questions.ts): fish's
 // completion lines read as fish reads them, conditioned and generated descriptions left out,
@@ -96,5 +98,32 @@ test('assembleOptionQuestions: the program names masked, judged by its page, pag
       page: 'gzip',
       text: 'Make the program keep the original file',
     },
+  ]);
+});
+
+test('askedForm and assembleAsked: each question put in the next form, acronyms and judgements kept', (t) => {
+  t.is(askedForm('Extract files from an archive.', 0), 'How do I extract files from an archive?');
+  t.is(askedForm('PIDs of the sender', 1), 'How can I PIDs of the sender?', 'an acronym keeps its case');
+  t.is(askedForm('Show $1 sizes', 3), 'What option lets me show $1 sizes?', 'replacement patterns stay text');
+  t.is(askedForm('x y', QUESTION_FORMS.length + 2), 'Is there a way to x y?');
+  const options = [
+    {
+      id: 'options-tar-0',
+      set: 'options' as const,
+      kind: 'options' as const,
+      page: 'tar',
+      text: 'List archive',
+    },
+    {
+      id: 'options-du-1',
+      set: 'options' as const,
+      kind: 'options' as const,
+      page: 'du',
+      text: 'Count links',
+    },
+  ];
+  t.deepEqual(assembleAsked(options), [
+    { id: 'asked-tar-0', set: 'asked', kind: 'asked', page: 'tar', text: 'How do I list archive?' },
+    { id: 'asked-du-1', set: 'asked', kind: 'asked', page: 'du', text: 'How can I count links?' },
   ]);
 });

@@ -31,27 +31,59 @@ function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
 
 const lines = (s: string) => s.split('\n');
 
-test('a question in plain English comes out unchanged', (t) => {
-  for (const q of [
-    'how do I extract a tar archive?',
-    'What does rsync --delete do when the destination has extra files?',
-    'Why would git say "not a git repository" in my home directory',
-    'difference between hard links and symbolic links',
-    'How to convert 0x1F to decimal in bash',
-  ]) {
+test('a question keeps its subject; only the words that make it a question go', (t) => {
+  for (const [q, shaped, n] of [
+    ['how do I extract a tar archive?', 'extract a tar archive?', 3],
+    [
+      'What does rsync --delete do when the destination has extra files?',
+      'rsync --delete the destination has extra files?',
+      4,
+    ],
+    [
+      'Why would git say "not a git repository" in my home directory',
+      'git say "not a git repository" in home directory',
+      3,
+    ],
+    ['Is there a way to show hidden files?', 'Is there a to show hidden files?', 1],
+    ['How to convert 0x1F to decimal in bash', 'to convert 0x1F to decimal in bash', 1],
+    ["How’d I — what's the way I'd list (my) sockets?", "How’d — what's the I'd list sockets?", 3],
+  ] as const) {
     const s = shapeQuery(q);
-    t.is(s.query, q);
+    t.is(s.query, shaped, q);
     t.deepEqual(s.commands, []);
+    t.is(s.dropped.question, n, q);
     t.true(
-      Object.values(s.dropped).every((n) => n === 0),
+      Object.entries(s.dropped).every(([k, v]) => k === 'question' || v === 0),
       q,
     );
   }
-  // Several lines stay several lines; only their blank lines and extra spaces go.
-  t.is(
-    shapeQuery('  what is a dangling   symlink?\n\nand how do I find them?  ').query,
-    'what is a dangling symlink?\nand how do I find them?',
-  );
+  // Not questions: a statement, an imperative, C++'s what(), a program's own prompt, a lone word.
+  for (const q of [
+    'difference between hard links and symbolic links',
+    'Do not overwrite newer files',
+    "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc",
+    "rm: remove regular empty file 'notes.txt'?",
+    'how',
+  ]) {
+    const s = shapeQuery(q);
+    t.is(s.dropped.question, 0, q);
+    t.is(
+      s.query,
+      q
+        .split('\n')
+        .map((l) => l.replace(/\s+/g, ' ').trim())
+        .join('\n'),
+      q,
+    );
+  }
+  // A command line is never a question, whatever its words.
+  t.is(shapeQuery('$ git log --format="what did I do?"').query, 'git log --format="what did I do?"');
+  // Several lines stay several lines; each question loses its own question words.
+  const two = shapeQuery('  what is a dangling   symlink?\n\nand how do I find them?  ');
+  t.is(two.query, 'is a dangling symlink?\nand find them?');
+  t.is(two.dropped.question, 4);
+  // A question of question words alone leaves nothing, and search() then searches the text as it was.
+  t.is(shapeQuery('How do I?').query, '');
 });
 
 test('ls on a missing path: the prompt goes, the command and the real error line stay', (t) => {

@@ -52,7 +52,7 @@ starts it).
 
 The text is shaped into a query first, as a terminal selection is: prompts, escape sequences,
 timestamps, hex addresses, UUIDs, long numbers, line-number gutters and repeated lines are dropped,
-and a long selection keeps its command, error and warning lines within a word budget. --explain shows
+so are a question's own words ("how do I", "is there a way to"), and a long selection keeps its command, error and warning lines within a word budget. --explain shows
 the shaped query, what was dropped and the programs the text names (a document named after one, such
 as tar.md for "tar: Cannot open", ranks higher), and per excerpt the matched terms and the title,
 headings, body, proximity and name shares of its lexical score (with --json: "shapedQuery",
@@ -179,6 +179,7 @@ const DROPPED: Record<keyof ShapedQuery['dropped'], [string, string]> = {
   numbers: ['long number', 'long numbers'],
   gutters: ['line-number gutter', 'line-number gutters'],
   repeats: ['repeated line', 'repeated lines'],
+  question: ['question word', 'question words'],
   budget: ['line over the word budget', 'lines over the word budget'],
 };
 
