@@ -146,7 +146,8 @@ export async function benchService(): Promise<BenchRow[]> {
     ];
   } finally {
     await run(process.execPath, [BIN, 'service', 'stop'], { env }).catch(() => {});
-    await rm(home, { recursive: true, force: true });
+    // The stopped service may still be writing its last files while it exits: retry the removal.
+    await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     await rm(docs, { recursive: true, force: true });
   }
 }
