@@ -17,8 +17,15 @@ import { lexicalModel } from './models.js';
 // Every home holds a 26 MB model copy: a full run would leave gigabytes in /tmp. Each test file
 // runs in its own process, so its directories go when that process exits.
 const made: string[] = [];
+// A query service a test stopped may still be writing its last files as it exits (ENOTEMPTY): the
+// removal retries, and a directory that still resists is left to the system's temp cleaning rather
+// than failing a run whose tests all passed.
 process.once('exit', () => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  for (const dir of made) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    } catch {}
+  }
 });
 
 /** A temporary directory removed when this test process exits. */
