@@ -172,7 +172,7 @@ export function descriptionQuestion(page: string, text: string): string | undefi
   return q.length >= MIN_PROXY_CHARS ? q : undefined;
 }
 
-export function mask(text: string, names: readonly string[]): string {
+function mask(text: string, names: readonly string[]): string {
   let out = text;
   for (const n of [...names].sort((a, b) => b.length - a.length)) {
     const esc = n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

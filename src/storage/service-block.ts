@@ -1,4 +1,4 @@
-import { type NumberRange, timerMax } from '../util/ranges.js';
+import { inRange, type NumberRange, timerMax } from '../util/ranges.js';
 
 // config.json's "service" block without zod: its ranges, and a strict acceptor for the warm path.
 // Every `search` reads the block before it talks to the service, and loading zod would cost more
@@ -19,13 +19,6 @@ export interface ServiceBlock {
   startTimeoutMs?: number;
 }
 
-const inRange = (v: unknown, r: NumberRange) =>
-  typeof v === 'number' &&
-  Number.isFinite(v) &&
-  v >= r.min &&
-  v <= r.max &&
-  (!r.integer || Number.isInteger(v));
-
 /**
  * Pure: the block when the schema would accept it as it is (known keys only, right types, in
  * range), else undefined; never a verdict that it is wrong, which only the schema gives.
@@ -36,7 +29,8 @@ export function acceptServiceBlock(raw: unknown): ServiceBlock | undefined {
     if (k === 'enabled') {
       if (typeof v !== 'boolean') return undefined;
     } else if (Object.hasOwn(SERVICE_RANGES, k)) {
-      if (!inRange(v, SERVICE_RANGES[k as keyof typeof SERVICE_RANGES])) return undefined;
+      if (typeof v !== 'number' || !inRange(v, SERVICE_RANGES[k as keyof typeof SERVICE_RANGES]))
+        return undefined;
     } else return undefined;
   }
   return raw as ServiceBlock;

@@ -22,14 +22,12 @@ export function describeRange(r: NumberRange): string {
   return `${r.integer ? 'a whole number' : 'a number'} from ${r.min} to ${r.max}${r.unit ? ` (${r.unit})` : ''}`;
 }
 
+/** True when `n` is a finite number inside the range (whole when the range says so). */
+export function inRange(n: number, r: NumberRange): boolean {
+  return Number.isFinite(n) && (!r.integer || Number.isInteger(n)) && n >= r.min && n <= r.max;
+}
+
 /** Why the text is not a number inside the range, or undefined when it is. */
 export function rangeProblem(text: string, r: NumberRange): string | undefined {
-  const n = Number(text);
-  const ok =
-    text.trim() !== '' &&
-    Number.isFinite(n) &&
-    (!r.integer || Number.isInteger(n)) &&
-    n >= r.min &&
-    n <= r.max;
-  return ok ? undefined : `must be ${describeRange(r)}`;
+  return text.trim() !== '' && inRange(Number(text), r) ? undefined : `must be ${describeRange(r)}`;
 }

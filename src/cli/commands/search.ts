@@ -52,11 +52,11 @@ starts it).
 
 The text is shaped into a query first, as a terminal selection is: prompts, escape sequences,
 timestamps, hex addresses, UUIDs, long numbers, line-number gutters and repeated lines are dropped,
-so are a question's own words ("how do I", "is there a way to"), and a long selection keeps its command, error and warning lines within a word budget. --explain shows
-the shaped query, what was dropped and the programs the text names (a document named after one, such
-as tar.md for "tar: Cannot open", ranks higher), and per excerpt the matched terms and the title,
-headings, body, proximity and name shares of its lexical score (with --json: "shapedQuery",
-"shaping" and "explain").
+so are a question's own words ("how do I", "is there a way to"), and a long selection keeps its
+command, error and warning lines within a word budget. --explain shows the shaped query, what was
+dropped and the programs the text names (a document named after one, such as tar.md for "tar: Cannot
+open", ranks higher), and per excerpt the matched terms and the title, headings, body, proximity and
+name shares of its lexical score (with --json: "shapedQuery", "shaping" and "explain").
 --no-shape searches the text as given.`,
   run: runSearch,
 });
