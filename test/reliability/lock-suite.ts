@@ -68,7 +68,9 @@ export interface Analysis {
 
 /** Replays the shared log in file order. */
 export function analyse(recs: readonly Rec[], staleMs: number): Analysis {
-  const open = new Map<number, { t: number; overlappedBy?: number }>();
+  // A killed holder stays open: its `kill` line is written just before the signal, so the holder
+  // may still log its `exit` in between, which means the kill landed after it let go.
+  const open = new Map<number, { t: number; overlappedBy?: number; killedAt?: number }>();
   const a: Analysis = {
     violations: [],
     enters: 0,
@@ -80,6 +82,11 @@ export function analyse(recs: readonly Rec[], staleMs: number): Analysis {
   };
   let waitingSince: number | undefined;
   const stopped = new Set<number>();
+  // The holder logged after its kill line: the kill did not hit a holder, and nobody waits.
+  const undoKill = (killedAt: number) => {
+    a.holderKills--;
+    if (waitingSince === killedAt) waitingSince = undefined;
+  };
   for (const r of recs) {
     switch (r.what) {
       case 'enter':
@@ -94,6 +101,7 @@ export function analyse(recs: readonly Rec[], staleMs: number): Analysis {
         break;
       case 'exit': {
         const h = open.get(r.pid);
+        if (h?.killedAt !== undefined) undoKill(h.killedAt);
         if (!h) a.violations.push(`pid ${r.pid} activated without holding the lock`);
         else if (h.overlappedBy !== undefined)
           a.violations.push(
@@ -107,6 +115,7 @@ export function analyse(recs: readonly Rec[], staleMs: number): Analysis {
       case 'lost': {
         a.lost++;
         const h = open.get(r.pid);
+        if (h?.killedAt !== undefined) undoKill(h.killedAt);
         // Losing the lock is right only when it had gone stale: held (by its own clock) longer
         // than the bound, or stalled from outside.
         if (h && !stopped.has(r.pid) && r.t - h.t < staleMs)
@@ -116,14 +125,16 @@ export function analyse(recs: readonly Rec[], staleMs: number): Analysis {
         open.delete(r.pid);
         break;
       }
-      case 'kill':
-        if (open.has(r.pid)) {
+      case 'kill': {
+        const h = open.get(r.pid);
+        if (h && h.killedAt === undefined) {
           a.holderKills++;
           if (waitingSince !== undefined) a.noTakeover++;
           waitingSince = r.t;
-          open.delete(r.pid);
+          h.killedAt = r.t;
         }
         break;
+      }
       case 'stop':
         if (open.has(r.pid)) {
           a.stalls++;
