@@ -60,6 +60,11 @@ const FISH_COMPLETIONS = '/usr/share/fish/completions';
 const docOf = (path: string) => basename(path, '.txt');
 /** Fewer selection queries than this fail the run (exit code 1). */
 const MIN_SELECTION_QUERIES = 80;
+/**
+ * Pages are indexed whole, as a user adds them: an option documented past the crowding store's
+ * 24,000-character cut (find's -iname, curl's proxy options) must be findable.
+ */
+const PAGE_CHARS = Number.POSITIVE_INFINITY;
 
 function options() {
   const { values } = parseArgs({
@@ -107,12 +112,15 @@ async function main() {
   process.env.KORTTY_HOME = home;
   const root = await mkdtemp(join(tmpdir(), 'kortty-eval-sel-'));
   try {
-    const { pages, missing, cached } = await renderPages(PAGES);
+    const { pages, missing, cached } = await renderPages(PAGES, undefined, PAGE_CHARS);
     const corpus = join(root, 'pages');
     await mkdir(corpus);
     for (const p of pages) await writeFile(join(corpus, `${p.name}.txt`), p.text);
     const names = new Set(pages.map((p) => p.name));
-    const extra = opt.extra > 0 ? (await loadManPages(opt.extra)).filter((p) => !names.has(p.name)) : [];
+    const extra =
+      opt.extra > 0
+        ? (await loadManPages(opt.extra, undefined, PAGE_CHARS)).filter((p) => !names.has(p.name))
+        : [];
     for (const p of extra) await writeFile(join(corpus, `${p.name}.txt`), p.text);
     const project = await buildProject(join(root, 'project'));
     const captured = await captureCases(project, RUN_CASES);

@@ -104,10 +104,11 @@ export function capText(text: string, max = MAX_PAGE_CHARS): string {
   return `${text.slice(0, cut > 0 ? cut : max)}\n`;
 }
 
-/** `count` rendered pages of `dir` (gzip or plain troff), evenly spread over the sorted names. */
+/** `count` rendered pages of `dir` (gzip or plain troff), evenly spread over the sorted names, cut at `maxChars`. */
 export async function loadManPages(
   count: number,
   dir = process.env.KORTTY_EVAL_MAN_DIR ?? DEFAULT_MAN_DIR,
+  maxChars = MAX_PAGE_CHARS,
 ): Promise<ManPage[]> {
   // The Cloud SDK installs some 16,000 generated `gcloud_*` subcommand pages, which would make
   // nearly the whole sample one tool's reference: they are left out.
@@ -129,7 +130,7 @@ export async function loadManPages(
     const text = renderManPage((f.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
     if (!text || text.length < 200) continue;
     names.add(name);
-    out.push({ name, text: capText(text) });
+    out.push({ name, text: capText(text, maxChars) });
   }
   if (out.length < count) throw new Error(`${dir}: only ${out.length} usable man pages, ${count} wanted`);
   return out;

@@ -5,7 +5,7 @@ import { chmod, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { atomicWrite } from '../src/storage/atomic-write.js';
-import { capText } from './man-pages.js';
+import { capText, MAX_PAGE_CHARS } from './man-pages.js';
 import {
   PROJECT_FILES,
   PROJECT_MTIME,
@@ -34,13 +34,14 @@ export function defaultCacheDir(): string {
 }
 
 /**
- * Each page man-db has, rendered at 80 columns and cut like the crowding store's pages, and the
- * names it has no page for. A rendering is cached under `cacheDir` by the page's name, its source
- * file and bytes and man-db's version, so an updated page or man-db renders anew.
+ * Each page man-db has, rendered at 80 columns and cut at `maxChars` (capText), and the names it
+ * has no page for. A rendering is cached under `cacheDir` by the page's name, its source file and
+ * bytes, the cut and man-db's version, so an updated page or man-db renders anew.
  */
 export async function renderPages(
   names: readonly string[],
   cacheDir = defaultCacheDir(),
+  maxChars = MAX_PAGE_CHARS,
 ): Promise<{ pages: RenderedPage[]; missing: string[]; cached: number }> {
   const pages: RenderedPage[] = [];
   const missing: string[] = [];
@@ -57,7 +58,7 @@ export async function renderPages(
       continue;
     }
     const key = createHash('sha256')
-      .update(`${version}\0${name}\0${source}\0`)
+      .update(`${version}\0${name}\0${source}\0${maxChars}\0`)
       .update(await readFile(source))
       .digest('hex')
       .slice(0, 16);
@@ -70,7 +71,7 @@ export async function renderPages(
         stdio: ['ignore', 'pipe', 'pipe'],
         maxBuffer: 64 << 20,
       }).toString('utf8');
-      text = capText(raw.replace(/[ \t]+$/gm, ''));
+      text = capText(raw.replace(/[ \t]+$/gm, ''), maxChars);
       await atomicWrite(path, Buffer.from(text));
     }
     pages.push({ name, text });

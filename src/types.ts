@@ -226,7 +226,7 @@ export interface LexicalExplain {
   /** Query terms (as indexed: stems or whole tokens) found in the chunk, in query order. */
   matched: string[];
   /** Each signal's share of the chunk's lexical score (the shares sum to 1 when the score is > 0). */
-  shares: { title: number; headings: number; body: number; proximity: number; name: number };
+  shares: { title: number; headings: number; body: number; proximity: number; passage: number; name: number };
 }
 
 /** A candidate that made it into the block, with its marker (`R1`, shown as `[R1]`). */

@@ -30,6 +30,8 @@ export interface LexicalWeights {
   exact: number;
   /** Proximity bonus at a perfect phrase, as a share of the matched terms' idf (proximity.ts). */
   proximity: number;
+  /** Weight of the best paragraph's BM25 (passage.ts), added to the chunk's. */
+  passage: number;
   /**
    * Name match: a chunk of a document named after a program the query shows (query-shape.ts)
    * gains `name` × idf × (k1 + 1) for the query's leading program, half that for the second, a
@@ -41,7 +43,14 @@ export interface LexicalWeights {
   name: number;
 }
 
-export const DEFAULT_WEIGHTS: LexicalWeights = { title: 3, headings: 1, exact: 0.3, proximity: 0.5, name: 3 };
+export const DEFAULT_WEIGHTS: LexicalWeights = {
+  title: 3,
+  headings: 1,
+  exact: 0.3,
+  proximity: 0.5,
+  passage: 1,
+  name: 6,
+};
 
 /** The chunks of the documents named after one of the query's programs, and the name's term. */
 export interface NameMatch {
@@ -301,7 +310,8 @@ export function bm25Stats(index: Bm25Index, query: string, names: readonly NameM
 /**
  * The score no document of the index reaches for `terms`: Σ w_q × idf(t) × (k1 + 1), the limit
  * of each term's saturating part as its frequency grows, plus the largest proximity bonus
- * (proximity.ts: at most `proximity` × min(1, idf) × (k1 + 1) per non-exact term), plus the name
+ * (proximity.ts: at most `proximity` × min(1, idf) × (k1 + 1) per non-exact term) and passage bonus
+ * (passage.ts: at most `passage` × idf × (k1 + 1) per non-exact term), plus the name
  * bonus of each of `names` (the name terms some store has a document for, with their programs'
  * ranks). A term the index does
  * not hold counts with the idf of an unseen term (it is part of the query, and no document here
@@ -318,7 +328,8 @@ export function bm25Ceiling(
   for (const term of terms) {
     const idf = bm25Idf(stats.docCount, stats.df.get(term) ?? 0);
     const w = queryWeight(term, weights);
-    sum += w * idf * (stats.k1 + 1) + (w === 1 ? weights.proximity * Math.min(1, idf) * (stats.k1 + 1) : 0);
+    sum += w * idf * (stats.k1 + 1);
+    if (w === 1) sum += (weights.proximity * Math.min(1, idf) + weights.passage * idf) * (stats.k1 + 1);
   }
   for (const [term, rank] of names)
     sum +=

@@ -9,15 +9,17 @@ import {
   queryTerms,
   searchBm25F,
 } from './bm25.js';
+import { meanParagraphLength, passageScore } from './passage.js';
 import { proximityBonus } from './proximity.js';
 import type { SearchHit } from './snapshot-types.js';
+import { walkTerms } from './term-walk.js';
 
 // Lexical ranking of a snapshot (pure): BM25F and the name match (bm25.ts) pick the best
-// RERANK_DEPTH chunks, a proximity bonus (proximity.ts) re-orders them, and each hit says why it scored (matched terms,
-// each signal's share). Only the top of the BM25F list is re-ranked, so the cost of reading
+// RERANK_DEPTH chunks, a proximity bonus (proximity.ts) and the best paragraph's score
+// (passage.ts) re-order them, and each hit says why it scored (matched terms, each signal's share). Only the top of the BM25F list is re-ranked, so the cost of reading
 // positions is bounded whatever the store's size.
 
-/** How many BM25F hits the proximity signal re-ranks (at least the k asked for). */
+/** How many BM25F hits the proximity and passage signals re-rank (at least the k asked for). */
 export const RERANK_DEPTH = 40;
 
 export interface LexicalHit extends SearchHit {
@@ -42,18 +44,30 @@ export function searchLexical(
   }
   const { k1, b } = index.params;
   const avgdl = index.totalLength / index.docCount || 1;
-  const ranked = hits.map((h) => {
+  const matchedOf = hits.map((h) => {
     const matchedStems = new Map<string, number>();
     for (const qi of h.matched) {
       const idf = idfOf.get(terms[qi]!.term);
       if (idf !== undefined) matchedStems.set(terms[qi]!.term, idf);
     }
+    return matchedStems;
+  });
+  const positional = weights.proximity > 0 || weights.passage > 0;
+  const walks = hits.map((h, i) =>
+    positional && matchedOf[i]!.size > 0 ? walkTerms(textOf(h.chunkOrdinal), matchedOf[i]!) : undefined,
+  );
+  const avgParagraph = meanParagraphLength(walks.filter((w) => w !== undefined));
+  const ranked = hits.map((h, i) => {
+    const matchedStems = matchedOf[i]!;
+    const walk = walks[i];
     const norm = 1 - b + (b * index.docLengths[h.chunkOrdinal]!) / avgdl;
     const proximity =
-      weights.proximity > 0 && matchedStems.size > 1
-        ? weights.proximity * proximityBonus(textOf(h.chunkOrdinal), matchedStems, k1, norm)
+      walk && weights.proximity > 0 && matchedStems.size > 1
+        ? weights.proximity * proximityBonus(walk, matchedStems, k1, norm)
         : 0;
-    const score = h.score + proximity;
+    const passage =
+      walk && weights.passage > 0 ? weights.passage * passageScore(walk, matchedStems, k1, avgParagraph) : 0;
+    const score = h.score + proximity + passage;
     const share = (x: number) => (score > 0 ? x / score : 0);
     const explain: LexicalExplain = {
       matched: h.matched.map((qi) => terms[qi]!.term),
@@ -62,6 +76,7 @@ export function searchLexical(
         headings: share(h.headingScore),
         body: share(h.score - h.titleScore - h.headingScore - h.nameScore),
         proximity: share(proximity),
+        passage: share(passage),
         name: share(h.nameScore),
       },
     };

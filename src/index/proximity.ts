@@ -1,23 +1,16 @@
-import { stemWord } from './stem.js';
-import { STOP_WORDS } from './tokenize.js';
+import type { TermWalk } from './term-walk.js';
 
 // Term proximity after Büttcher, Clarke & Lushman (2006), "Term proximity scoring for ad-hoc
 // retrieval on very large text collections" (pure). Walking the body's occurrences of the query's
-// stems in order, each pair of neighbouring occurrences of two different terms at distance d adds
-// idf(other) / d² to both terms' accumulators; a term's bonus saturates like BM25:
+// stems in order (term-walk.ts), each pair of neighbouring occurrences of two different terms at
+// distance d adds idf(other) / d² to both terms' accumulators; a term's bonus saturates like BM25:
 //   bonus = Σ_t min(1, idf_t) × (k1 + 1) × acc_t / (acc_t + K),   K = k1 × (1 − b + b × len / avglen)
 // so a phrase (d = 1) of rare terms earns most, far-apart terms almost nothing, and one term
 // alone nothing. Title and headings are not walked: their terms already weigh through BM25F.
-// The walk runs on every re-ranked hit of every query, so it reads words with one plain pattern
-// instead of the full tokenizer: positions are words (a camelCase identifier is one), which only
-// shifts distances inside identifiers.
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
-const LETTERS = /^[a-z]+$/;
-
-/** The proximity bonus of `text` (before the caller's weight) for query stems with their idf. */
+/** The proximity bonus (before the caller's weight) of a walk over query stems with their idf. */
 export function proximityBonus(
-  text: string,
+  walk: TermWalk,
   idfOf: ReadonlyMap<string, number>,
   k1: number,
   lengthNorm: number,
@@ -26,15 +19,11 @@ export function proximityBonus(
   const acc = new Map<string, number>();
   let lastTerm = '';
   let lastPos = -1;
-  let pos = -1;
-  WORD.lastIndex = 0;
-  for (let m = WORD.exec(text); m !== null; m = WORD.exec(text)) {
-    const word = m[0].toLowerCase();
-    if (STOP_WORDS.has(word)) continue;
-    pos++;
-    const term = LETTERS.test(word) ? stemWord(word) : word;
+  for (let i = 0; i < walk.terms.length; i++) {
+    const term = walk.terms[i]!;
     const idf = idfOf.get(term);
     if (idf === undefined) continue;
+    const pos = walk.positions[i]!;
     if (lastTerm !== '' && lastTerm !== term) {
       const d = Math.max(1, pos - lastPos);
       const dd = d * d;

@@ -289,8 +289,11 @@ function explainProblem(x: unknown): string | undefined {
   if (!isObj(x) || !Array.isArray(x.matched) || !x.matched.every((m) => typeof m === 'string'))
     return 'explain.matched is not a list of terms';
   const s = x.shares;
-  if (!isObj(s) || !['title', 'headings', 'body', 'proximity', 'name'].every((k) => typeof s[k] === 'number'))
-    return 'explain.shares is not five numbers';
+  if (
+    !isObj(s) ||
+    !['title', 'headings', 'body', 'proximity', 'passage', 'name'].every((k) => typeof s[k] === 'number')
+  )
+    return 'explain.shares is not six numbers';
   return undefined;
 }
 

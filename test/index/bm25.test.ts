@@ -170,18 +170,19 @@ test('the ceiling bounds every score; matching more of the query gets closer to 
       ['=storage', 1],
     ],
   );
-  // an unseen stem adds its saturation limit and its largest proximity bonus
+  // an unseen stem adds its saturation limit and its largest proximity and passage bonuses
   const unseen = bm25Idf(5, 0);
   t.true(
     Math.abs(
       bm25Ceiling(stats, ['storag', 'zebra']) -
         bm25Ceiling(stats, ['storag']) -
         unseen * 2.2 -
-        DEFAULT_WEIGHTS.proximity * Math.min(1, unseen) * 2.2,
+        DEFAULT_WEIGHTS.proximity * Math.min(1, unseen) * 2.2 -
+        DEFAULT_WEIGHTS.passage * unseen * 2.2,
     ) < 1e-12,
   );
-  // A document made of the query's terms, repeated side by side, approaches the ceiling (with
-  // its proximity bonus: the full lexical score is what the ceiling bounds).
+  // A document made of the query's terms, repeated side by side, comes close to the ceiling (with
+  // its proximity and passage bonuses: the full lexical score is what the ceiling bounds).
   const texts = [...corpus, 'zebra okapi '.repeat(200)];
   const dense = await buildBm25(bodies(texts));
   const d = bm25Stats(dense, 'zebra okapi');

@@ -137,7 +137,7 @@ test.serial(
     for (const i of scored) {
       t.regex(
         outLines[i + 1]!,
-        /^ {5}(matched .+ {2}· {2}title \d+% headings \d+% body \d+% proximity \d+% name \d+%|lexical: (not matched|no explanation))$/,
+        /^ {5}(matched .+ {2}· {2}title \d+% headings \d+% body \d+% proximity \d+% passage \d+% name \d+%|lexical: (not matched|no explanation))$/,
       );
     }
 

@@ -163,7 +163,7 @@ test('search results are checked field by field', (t) => {
   t.regex(checkSearchResult(older) as string, /shapedQuery/);
   const explain = {
     matched: ['tar', 'open'],
-    shares: { title: 0.5, headings: 0, body: 0.5, proximity: 0, name: 0 },
+    shares: { title: 0.5, headings: 0, body: 0.5, proximity: 0, passage: 0, name: 0 },
   };
   const explained = { ...good, excerpts: [{ ...excerpt, explain }] };
   t.is(checkSearchResult(explained) as unknown, explained);
@@ -181,15 +181,15 @@ test('search results are checked field by field', (t) => {
     }) as string,
     /explain\.shares/,
   );
-  // An older service explains without the name match's share (and ranks without it): not used.
-  const { name: _n, ...fourShares } = explain.shares;
-  t.regex(
-    checkSearchResult({
-      ...good,
-      excerpts: [{ ...excerpt, explain: { ...explain, shares: fourShares } }],
-    }) as string,
-    /explain\.shares is not five numbers/,
-  );
+  // An older service explains without the name match's or the passage's share (and ranks without
+  // them): not used.
+  const { name: _n, ...withoutName } = explain.shares;
+  const { passage: _p, ...withoutPassage } = explain.shares;
+  for (const shares of [withoutName, withoutPassage])
+    t.regex(
+      checkSearchResult({ ...good, excerpts: [{ ...excerpt, explain: { ...explain, shares } }] }) as string,
+      /explain\.shares is not six numbers/,
+    );
 });
 
 test('the line splitter frames any chunking, and drops an over-long line without buffering it', (t) => {

@@ -55,8 +55,8 @@ timestamps, hex addresses, UUIDs, long numbers, line-number gutters and repeated
 so are a question's own words ("how do I", "is there a way to"), and a long selection keeps its
 command, error and warning lines within a word budget. --explain shows the shaped query, what was
 dropped and the programs the text names (a document named after one, such as tar.md for "tar: Cannot
-open", ranks higher), and per excerpt the matched terms and the title, headings, body, proximity and
-name shares of its lexical score (with --json: "shapedQuery", "shaping" and "explain").
+open", ranks higher), and per excerpt the matched terms and the title, headings, body, proximity,
+passage (best paragraph) and name shares of its lexical score (with --json: "shapedQuery", "shaping" and "explain").
 --no-shape searches the text as given.`,
   run: runSearch,
 });
@@ -196,7 +196,7 @@ function explainLine(c: Candidate): string {
   const x = c.explain;
   if (!x) return c.lexicalRank === undefined ? 'lexical: not matched' : 'lexical: no explanation';
   const pct = (v: number) => `${Math.round(v * 100)}%`;
-  const shares = (['title', 'headings', 'body', 'proximity', 'name'] as const)
+  const shares = (['title', 'headings', 'body', 'proximity', 'passage', 'name'] as const)
     .map((field) => `${field} ${pct(x.shares[field])}`)
     .join(' ');
   return `matched ${x.matched.length ? x.matched.map(sanitizeLine).join(' ') : '-'}  ·  ${shares}`;
