@@ -24,7 +24,8 @@
 // line that reads as a command) and of each command it pipes to or chains; the `prog:` of output
 // lines (`tar: …`, `tar (child): …`, `zip error: …`); the program a `usage:` line or a
 // `Try 'prog --help'` hint names. `sudo`, `env`, `time` and variable assignments are skipped.
-// Programs on command and error lines lead the list.
+// Programs on command and error lines lead the list; the error and warning lines below a command
+// count for its programs too (in a scrollback, the command that failed leads the one before it).
 //
 // A long selection keeps its most informative lines within QUERY_WORD_BUDGET words: command lines,
 // then error, fatal and failure lines, then warnings, then the first and last lines of the
@@ -308,6 +309,9 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   const kept: Line[] = [];
   // Each program's weight: the sum of its lines' priorities (a program that ran and failed leads).
   const programs = new Map<string, number>();
+  // The programs of the last command line: the error and warning lines below it are theirs too,
+  // so in a scrollback the command that failed leads the one that listed files before it.
+  let ran: string[] = [];
   for (const [index, original] of raw.entries()) {
     let line = original;
     if (GUTTER.test(line)) {
@@ -356,8 +360,10 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     seen.add(key);
     if (command) commands.push(line);
     const priority = command ? 4 : rank(line);
-    for (const p of linePrograms(line, command, raw.length === 1))
-      programs.set(p, (programs.get(p) ?? 0) + priority + 1);
+    const shown = linePrograms(line, command, raw.length === 1);
+    for (const p of shown) programs.set(p, (programs.get(p) ?? 0) + priority + 1);
+    if (command || XTRACE.test(line)) ran = shown;
+    else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);
     kept.push({ text: line, words: wordCount(line), priority, index });
   }
 

@@ -378,3 +378,22 @@ test('programs: the command words and the `prog:` of real output, leading progra
   // At most four, in order of weight.
   t.deepEqual(shapeQuery('$ a1 x | b1 | c1 | d1 | e1').programs, ['a1', 'b1', 'c1', 'd1']);
 });
+
+test('programs: in a scrollback the command whose output holds the errors leads the one before it', async (t) => {
+  const dir = await scratch();
+  for (const f of ['config.json', 'README.md']) await writeFile(join(dir, f), 'x\n');
+  await writeFile(join(dir, 'app.py'), "cfg = {}\nprint(cfg['port'])\n");
+  const listing = run('ls', ['-l', dir]);
+  const traceback = run('python3', [join(dir, 'app.py')]);
+  t.regex(traceback, /^KeyError: 'port'$/m);
+  const scrollback = `$ ls -l ${dir}\n${listing}\n$ python3 app.py\n${traceback}`;
+  // Both are command lines; python3's traceback and KeyError lines are python3's.
+  t.deepEqual(shapeQuery(scrollback).programs, ['python3', 'ls']);
+  // Without output below it, the first command keeps the lead (first seen wins a tie).
+  t.deepEqual(shapeQuery(`$ ls -l ${dir}\n${listing}\n$ python3 app.py`).programs, ['ls', 'python3']);
+  // Errors count for the command above them, not for a later one.
+  t.deepEqual(shapeQuery(`$ python3 app.py\n${traceback}\n$ ls -l ${dir}\n${listing}`).programs, [
+    'python3',
+    'ls',
+  ]);
+});
