@@ -14,7 +14,8 @@
 //   - line-number gutters (`  12 | `, `12:`, `cat -n`'s `    12<TAB>`) and bare `|` gutter lines;
 //   - repeated lines (compared with their digits ignored, so `retry 1/5`…`retry 5/5` count once);
 //   - on a line that is a question (it ends with `?` or opens with how/what/why/…), the words that
-//     only make it one: `how do I`, `is there a way to`, `what option lets me` (QUESTION_WORDS).
+//     only make it one: `how do I`, `is there a way to`, `what option lets me` (QUESTION_WORDS);
+//     an auxiliary right before `not` stays (`how do I do not overwrite` keeps `do not overwrite`).
 // Kept: the program name of `prog: message` lines (`tar: Cannot open: …` → `tar`), flags and paths
 // (the lexical tokenizer splits them itself), short numbers (`HTTP 502`, `exit 128`).
 //
@@ -255,18 +256,26 @@ const QUESTION_WORDS: ReadonlySet<string> = new Set(
     "i i'm i've me my you your we us our way let lets let's want wanted need needed please possible"
   ).split(' '),
 );
+const AUXILIARIES: ReadonlySet<string> = new Set(
+  'do does did can could should would shall may might must'.split(' '),
+);
 /** A question: ends with `?`, or opens with an interrogative followed by a word (not `what():`). */
 const QUESTION_LINE = /\?\s*$|^(?:how|what|why|where|when|who|which)\s+\p{L}/iu;
 
 /** `line` without its question words when it is a question; counts what went. */
 function dropQuestionWords(line: string, dropped: ShapeDropped): string {
   if (!QUESTION_LINE.test(line)) return line;
-  const kept = line.split(' ').filter((w) => {
-    const bare = w
+  const words = line.split(' ');
+  const bare = words.map((w) =>
+    w
       .toLowerCase()
       .replace(/^["'(]+|[?!.,:;"')]+$/g, '')
-      .replace(/\u2019/g, "'");
-    if (!QUESTION_WORDS.has(bare)) return true;
+      .replace(/\u2019/g, "'"),
+  );
+  const kept = words.filter((_w, i) => {
+    if (!QUESTION_WORDS.has(bare[i]!)) return true;
+    // `do not overwrite`: a negated auxiliary is what the user wants done, not the question's form.
+    if (bare[i + 1] === 'not' && AUXILIARIES.has(bare[i]!)) return true;
     dropped.question++;
     return false;
   });

@@ -47,6 +47,10 @@ test('a question keeps its subject; only the words that make it a question go', 
     ['Is there a way to show hidden files?', 'Is there a to show hidden files?', 1],
     ['How to convert 0x1F to decimal in bash', 'to convert 0x1F to decimal in bash', 1],
     ["How’d I — what's the way I'd list (my) sockets?", "How’d — what's the I'd list sockets?", 3],
+    // A negated auxiliary is part of what the user wants: `do not overwrite` keeps its `do`.
+    ['How do I do not overwrite newer files?', 'do not overwrite newer files?', 3],
+    ['Why does tar not keep the owner?', 'tar not keep the owner?', 2],
+    ['Why must I not use rm -rf /?', 'not use rm -rf /?', 3],
   ] as const) {
     const s = shapeQuery(q);
     t.is(s.query, shaped, q);
