@@ -221,12 +221,15 @@ export interface Candidate extends ChunkLocation {
   explain?: LexicalExplain;
 }
 
+/** The signals a lexical score is made of, in the order `search --explain` shows them. */
+export const EXPLAIN_SHARES = ['title', 'headings', 'body', 'proximity', 'passage', 'name'] as const;
+
 /** The lexical score of one chunk taken apart: which query terms matched, and each signal's share. */
 export interface LexicalExplain {
   /** Query terms (as indexed: stems or whole tokens) found in the chunk, in query order. */
   matched: string[];
   /** Each signal's share of the chunk's lexical score (the shares sum to 1 when the score is > 0). */
-  shares: { title: number; headings: number; body: number; proximity: number; passage: number; name: number };
+  shares: Record<(typeof EXPLAIN_SHARES)[number], number>;
 }
 
 /** A candidate that made it into the block, with its marker (`R1`, shown as `[R1]`). */

@@ -16,8 +16,9 @@ import { walkTerms } from './term-walk.js';
 
 // Lexical ranking of a snapshot (pure): BM25F and the name match (bm25.ts) pick the best
 // RERANK_DEPTH chunks, a proximity bonus (proximity.ts) and the best paragraph's score
-// (passage.ts) re-order them, and each hit says why it scored (matched terms, each signal's share). Only the top of the BM25F list is re-ranked, so the cost of reading
-// positions is bounded whatever the store's size.
+// (passage.ts) re-order them, and each hit says why it scored (matched terms, each signal's
+// share). Only the top of the BM25F list is re-ranked, so the cost of reading positions is bounded
+// whatever the store's size.
 
 /** How many BM25F hits the proximity and passage signals re-rank (at least the k asked for). */
 export const RERANK_DEPTH = 40;

@@ -16,6 +16,7 @@
 // the client reads; extra fields pass through.
 
 import type { SearchMode, StoreFailure } from '../retrieve/search.js';
+import { EXPLAIN_SHARES } from '../types.js';
 
 export const PROTOCOL_VERSION = 1;
 /** Longest request line (a query can be a whole terminal selection). */
@@ -289,10 +290,7 @@ function explainProblem(x: unknown): string | undefined {
   if (!isObj(x) || !Array.isArray(x.matched) || !x.matched.every((m) => typeof m === 'string'))
     return 'explain.matched is not a list of terms';
   const s = x.shares;
-  if (
-    !isObj(s) ||
-    !['title', 'headings', 'body', 'proximity', 'passage', 'name'].every((k) => typeof s[k] === 'number')
-  )
+  if (!isObj(s) || !EXPLAIN_SHARES.every((k) => typeof s[k] === 'number'))
     return 'explain.shares is not six numbers';
   return undefined;
 }

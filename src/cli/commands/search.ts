@@ -2,7 +2,7 @@ import { formatLocation, type ShapedQuery, shapeQuery } from '../../app/present.
 import type { SearchMode } from '../../app/search.js';
 import { searchViaService } from '../../app/warm.js';
 import { korttyHome } from '../../storage/paths.js';
-import type { Candidate, Excerpt } from '../../types.js';
+import { type Candidate, EXPLAIN_SHARES, type Excerpt } from '../../types.js';
 import { sanitizeLine } from '../../util/terminal-text.js';
 import { CONTEXT_WINDOW_RANGE, wholeRange } from '../args.js';
 import { type CommandContext, defineCommand, usageError } from '../command.js';
@@ -56,7 +56,8 @@ so are a question's own words ("how do I", "is there a way to"), and a long sele
 command, error and warning lines within a word budget. --explain shows the shaped query, what was
 dropped and the programs the text names (a document named after one, such as tar.md for "tar: Cannot
 open", ranks higher), and per excerpt the matched terms and the title, headings, body, proximity,
-passage (best paragraph) and name shares of its lexical score (with --json: "shapedQuery", "shaping" and "explain").
+passage (best paragraph) and name shares of its lexical score (with --json: "shapedQuery",
+"shaping" and "explain").
 --no-shape searches the text as given.`,
   run: runSearch,
 });
@@ -196,9 +197,7 @@ function explainLine(c: Candidate): string {
   const x = c.explain;
   if (!x) return c.lexicalRank === undefined ? 'lexical: not matched' : 'lexical: no explanation';
   const pct = (v: number) => `${Math.round(v * 100)}%`;
-  const shares = (['title', 'headings', 'body', 'proximity', 'passage', 'name'] as const)
-    .map((field) => `${field} ${pct(x.shares[field])}`)
-    .join(' ');
+  const shares = EXPLAIN_SHARES.map((field) => `${field} ${pct(x.shares[field])}`).join(' ');
   return `matched ${x.matched.length ? x.matched.map(sanitizeLine).join(' ') : '-'}  ·  ${shares}`;
 }
 
