@@ -34,12 +34,19 @@ import { resolveModel } from '../src/store/model-resolve.js';
 import type { Candidate } from '../src/types.js';
 import { updateEvalDoc } from './eval-doc.js';
 import { loadManPages } from './man-pages.js';
-import { completionDescriptions, PER_PAGE, pickOptionQuestions, QUESTION_FORMS } from './option-questions.js';
+import {
+  completionDescriptions,
+  NAMED_FORMS,
+  PER_PAGE,
+  pickOptionQuestions,
+  QUESTION_FORMS,
+} from './option-questions.js';
 import { buildProject, captureCases, renderPages } from './selection-capture.js';
 import { LINE_CASES, PAGES, RUN_CASES } from './selection-cases.js';
 import { BASELINE, misses, renderSetReport, type SetRun, type SystemRun } from './selection-report.js';
 import {
   assembleAsked,
+  assembleNamed,
   assembleOptionQuestions,
   assembleProxy,
   assembleSelection,
@@ -53,7 +60,7 @@ const MODEL_ID = process.env.KORTTY_EVAL_MODEL ?? STARTER_MODEL_ID;
 /** search()'s modes, and `default`: the mode search() uses when the request names none. */
 const MODES: (SearchMode | 'default')[] = ['vector', 'lexical', 'hybrid', 'default'];
 
-const SETS = ['selection', 'proxy', 'options', 'asked'];
+const SETS = ['selection', 'proxy', 'options', 'asked', 'named'];
 /** fish's completions, the source of the option questions (Debian's fish package). */
 const FISH_COMPLETIONS = '/usr/share/fish/completions';
 
@@ -128,6 +135,7 @@ async function main() {
     const proxy = assembleProxy(pages);
     const options = await optionQuestions([...pages, ...extra]);
     const asked = assembleAsked(options.queries);
+    const named = options.named;
     const buildMs = performance.now() - t0;
     // The set is only worth its figures with enough queries: fewer means this machine lacks the
     // programs or pages (see the notes), and the run says so by failing.
@@ -140,7 +148,7 @@ async function main() {
       for (const p of pages) await writeFile(join(keep, 'pages', `${p.name}.txt`), p.text);
       await writeFile(
         join(keep, 'queries.json'),
-        `${JSON.stringify([...selection.queries, ...proxy.queries, ...options.queries, ...asked], null, 1)}\n`,
+        `${JSON.stringify([...selection.queries, ...proxy.queries, ...options.queries, ...asked, ...named], null, 1)}\n`,
       );
     }
 
@@ -253,6 +261,14 @@ async function main() {
         ),
       );
     }
+    if (opt.sets.includes('named')) {
+      runs.push(
+        await runSet(
+          `Option questions named: the same ${named.length}, unmasked, each asked naming its program in one of ${NAMED_FORMS.length} forms in turn ("In tar, how can I …?", "How do I make tar …?")`,
+          named,
+        ),
+      );
+    }
     const searchMs = performance.now() - t1;
     await deps.close();
 
@@ -303,7 +319,8 @@ async function optionQuestions(pages: readonly { name: string; text: string }[])
     byProgram.size === 0
       ? [`no fish completions in ${FISH_COMPLETIONS} (install fish): no option questions`]
       : [];
-  return { queries: assembleOptionQuestions(pages, pickOptionQuestions(byProgram)), notes };
+  const picked = pickOptionQuestions(byProgram);
+  return { queries: assembleOptionQuestions(pages, picked), named: assembleNamed(pages, picked), notes };
 }
 
 await main();

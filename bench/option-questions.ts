@@ -130,6 +130,26 @@ export const QUESTION_FORMS = [
 
 /** The i-th option question as a question: its first letter lowered unless it starts an acronym. */
 export function askedForm(text: string, i: number): string {
-  const goal = text.replace(/[.\s]+$/, '').replace(/^([A-Z])(?![A-Z])/, (c) => c.toLowerCase());
-  return QUESTION_FORMS[i % QUESTION_FORMS.length]!.replace('%', () => goal);
+  return QUESTION_FORMS[i % QUESTION_FORMS.length]!.replace('%', () => goal(text));
 }
+
+/**
+ * How people ask when they know the program: the "named" set puts each option question, names
+ * unmasked, in one of these in turn. `make` opens the first on purpose: it is also a page's name,
+ * as `file`, `time` and `sort` are, and a question's other words must not send it there.
+ */
+export const NAMED_FORMS = [
+  'How do I make @ %?',
+  'In @, how can I %?',
+  'Is there a way to % with @?',
+  'What @ option lets me %?',
+  'How would I % using @?',
+] as const;
+
+/** The i-th option question as a question naming `program` (`@`). */
+export function namedForm(text: string, program: string, i: number): string {
+  return NAMED_FORMS[i % NAMED_FORMS.length]!.replace('@', () => program).replace('%', () => goal(text));
+}
+
+const goal = (text: string) =>
+  text.replace(/[.\s]+$/, '').replace(/^([A-Z])(?![A-Z])/, (c) => c.toLowerCase());

@@ -49,9 +49,13 @@ function qualityTable(run: SetRun, judged: Judged[]): string {
       f3(mean(m.rr)),
       f3(mean(m.ndcg10)),
       `${f3(mean(b.r6))} (${n})`,
+      f3(mean(b.rr)),
     ];
   });
-  return table(['system', 'shaping', 'recall@6', 'MRR', 'nDCG@10', 'bounded recall@6 (excerpts)'], body);
+  return table(
+    ['system', 'shaping', 'recall@6', 'MRR', 'nDCG@10', 'bounded recall@6 (excerpts)', 'bounded MRR'],
+    body,
+  );
 }
 
 function diffRows(a: SystemRun, b: SystemRun, judged: Judged[], label: string): string[][] {
@@ -62,6 +66,7 @@ function diffRows(a: SystemRun, b: SystemRun, judged: Judged[], label: string): 
   const rows: [string, number[], number[]][] = [
     ...METRICS.map(([m, name]): [string, number[], number[]] => [name, pa[m], pb[m]]),
     ['bounded recall@6', ba.r6, bb.r6],
+    ['bounded MRR', ba.rr, bb.rr],
   ];
   return rows.map(([metric, x, y]) => {
     const d = pairedDiff(x, y);

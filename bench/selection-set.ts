@@ -1,4 +1,4 @@
-import { askedForm } from './option-questions.js';
+import { askedForm, namedForm } from './option-questions.js';
 import type { Frame, LineCase, RunCase } from './selection-cases.js';
 
 // The pure half of the selection evaluation set (bench/eval-selection.ts): volatile values of
@@ -11,11 +11,12 @@ export interface EvalQuery {
   /**
    * `selection`: terminal text of real programs; `proxy`: a question derived from a page;
    * `options`: an option's description from fish's completions (bench/option-questions.ts);
-   * `asked`: the same put as a question ("How do I …?").
+   * `asked`: the same put as a question ("How do I …?"); `named`: the same, unmasked, asked as a
+   * question naming the program ("In tar, how can I …?").
    */
-  set: 'selection' | 'proxy' | 'options' | 'asked';
+  set: 'selection' | 'proxy' | 'options' | 'asked' | 'named';
   /** The frame of a run case, `line` for a selected command line, else the question set's name. */
-  kind: Frame | 'line' | 'proxy' | 'options' | 'asked';
+  kind: Frame | 'line' | 'proxy' | 'options' | 'asked' | 'named';
   /** The judged page (document id = rendered file name without `.txt`). */
   page: string;
   text: string;
@@ -227,4 +228,25 @@ export function assembleAsked(options: readonly EvalQuery[]): EvalQuery[] {
     kind: 'asked' as const,
     text: askedForm(q.text, i),
   }));
+}
+
+/** The option questions unmasked and asked naming their program (`namedForm`), in page order. */
+export function assembleNamed(
+  pages: readonly { name: string }[],
+  picked: readonly { program: string; text: string }[],
+): EvalQuery[] {
+  const names = new Set(pages.map((p) => p.name));
+  return picked.flatMap((q, i) =>
+    names.has(q.program)
+      ? [
+          {
+            id: `named-${q.program}-${i}`,
+            set: 'named' as const,
+            kind: 'named' as const,
+            page: q.program,
+            text: namedForm(q.text, q.program, i),
+          },
+        ]
+      : [],
+  );
 }

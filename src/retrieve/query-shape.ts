@@ -196,7 +196,10 @@ function commandPrograms(line: string): string[] {
   return out;
 }
 
-/** The program names one line shows (see above); `command` when it followed a prompt. */
+/**
+ * The program names one line shows (see above); `command` when it followed a prompt, `lone` when
+ * it is the whole selection and reads as a command.
+ */
 function linePrograms(line: string, command: boolean, lone: boolean): string[] {
   const trace = XTRACE.exec(line);
   if (command || trace) return commandPrograms(trace ? line.slice(trace[0].length) : line);
@@ -207,7 +210,7 @@ function linePrograms(line: string, command: boolean, lone: boolean): string[] {
   if (usage) out.push(usage.toLowerCase());
   const hint = TRY_HELP.exec(line)?.[1];
   if (hint) out.push(hint.toLowerCase());
-  if (out.length === 0 && lone && COMMAND_LIKE.test(line)) return commandPrograms(line);
+  if (out.length === 0 && lone) return commandPrograms(line);
   return out;
 }
 
@@ -262,9 +265,8 @@ const AUXILIARIES: ReadonlySet<string> = new Set(
 /** A question: ends with `?`, or opens with an interrogative followed by a word (not `what():`). */
 const QUESTION_LINE = /\?\s*$|^(?:how|what|why|where|when|who|which)\s+\p{L}/iu;
 
-/** `line` without its question words when it is a question; counts what went. */
+/** A question line without its question words; counts what went. */
 function dropQuestionWords(line: string, dropped: ShapeDropped): string {
-  if (!QUESTION_LINE.test(line)) return line;
   const words = line.split(' ');
   const bare = words.map((w) =>
     w
@@ -359,7 +361,10 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     }
     // Brackets and separators a removed timestamp or pid leaves behind: `prog[]:`, `[] `, `()`.
     line = squash(line.replace(/\[ +\]|\( +\)/g, '').replace(/^[\s:,;|]+/, ''));
-    if (!command) line = dropQuestionWords(line, dropped);
+    // Whether a lone line reads as a command is decided before a question loses its question
+    // words: `what does the -z flag of sort do?` would read as the command `the -z …` after.
+    const lone = raw.length === 1 && !command && COMMAND_LIKE.test(line);
+    if (!command && QUESTION_LINE.test(line)) line = dropQuestionWords(line, dropped);
     if (!line || !/[\p{L}\p{N}]/u.test(line)) continue;
     const key = line.toLowerCase().replace(/\d+/g, '0');
     if (seen.has(key)) {
@@ -369,7 +374,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     seen.add(key);
     if (command) commands.push(line);
     const priority = command ? 4 : rank(line);
-    const shown = linePrograms(line, command, raw.length === 1);
+    const shown = linePrograms(line, command, lone);
     for (const p of shown) programs.set(p, (programs.get(p) ?? 0) + priority + 1);
     if (command || XTRACE.test(line)) ran = shown;
     else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);

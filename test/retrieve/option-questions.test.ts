@@ -3,11 +3,13 @@ import {
   askedForm,
   completionDescriptions,
   fishWords,
+  NAMED_FORMS,
+  namedForm,
   PER_PAGE,
   pickOptionQuestions,
   QUESTION_FORMS,
 } from '../../bench/option-questions.js';
-import { assembleAsked, assembleOptionQuestions } from '../../bench/selection-set.js';
+import { assembleAsked, assembleNamed, assembleOptionQuestions } from '../../bench/selection-set.js';
 
 // The option-question set of the selection evaluation (bench/option-questions.ts): fish's
 // completion lines read as fish reads them, conditioned and generated descriptions left out,
@@ -125,5 +127,39 @@ test('askedForm and assembleAsked: each question put in the next form, acronyms 
   t.deepEqual(assembleAsked(options), [
     { id: 'asked-tar-0', set: 'asked', kind: 'asked', page: 'tar', text: 'How do I list archive?' },
     { id: 'asked-du-1', set: 'asked', kind: 'asked', page: 'du', text: 'How can I count links?' },
+  ]);
+});
+
+test('namedForm and assembleNamed: unmasked questions naming their program, only for pages in the corpus', (t) => {
+  t.is(
+    namedForm('Extract files from an archive.', 'tar', 0),
+    'How do I make tar extract files from an archive?',
+  );
+  t.is(
+    namedForm('Show $1 sizes', 'du', 1),
+    'In du, how can I show $1 sizes?',
+    'replacement patterns stay text',
+  );
+  t.is(namedForm('Count links', 'du', NAMED_FORMS.length + 3), 'What du option lets me count links?');
+  const picked = [
+    { program: 'tar', text: 'List tar archive' },
+    { program: 'gone', text: 'Never asked' },
+    { program: 'du', text: 'Count links' },
+  ];
+  t.deepEqual(assembleNamed([{ name: 'tar' }, { name: 'du' }], picked), [
+    {
+      id: 'named-tar-0',
+      set: 'named',
+      kind: 'named',
+      page: 'tar',
+      text: 'How do I make tar list tar archive?',
+    },
+    {
+      id: 'named-du-2',
+      set: 'named',
+      kind: 'named',
+      page: 'du',
+      text: 'Is there a way to count links with du?',
+    },
   ]);
 });

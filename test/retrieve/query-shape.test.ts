@@ -379,6 +379,10 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery('list the files in /etc that changed today').programs, []);
   t.deepEqual(shapeQuery('make tar skip existing files with --skip-old-files').programs, []);
   t.deepEqual(shapeQuery('sort -n data.txt?').programs, []);
+  // A question stays prose once its question words are dropped: neither `the` nor `use` ran.
+  t.deepEqual(shapeQuery('What does the -z flag of sort do?').programs, []);
+  t.deepEqual(shapeQuery('how do I use tar -x').programs, []);
+  t.deepEqual(shapeQuery('which -a python3 | head').programs, ['which', 'head']);
   // At most four, in order of weight.
   t.deepEqual(shapeQuery('$ a1 x | b1 | c1 | d1 | e1').programs, ['a1', 'b1', 'c1', 'd1']);
 });
