@@ -79,9 +79,10 @@ export async function renderPages(
   return { pages, missing, cached };
 }
 
-/** True when `program` is an executable file on PATH. */
+/** True when `program` is an executable file: on PATH, or at its path when it has one. */
 export function installed(program: string): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((d) => {
+  const dirs = program.includes('/') ? [''] : (process.env.PATH ?? '').split(delimiter);
+  return dirs.some((d) => {
     try {
       accessSync(join(d, program), constants.X_OK);
       return true;

@@ -104,7 +104,7 @@ export interface RunCase {
   id: string;
   /** The judged page (one of PAGES). */
   page: string;
-  /** What runs, in the project directory (argv[0] looked up on PATH; never through a shell). */
+  /** What runs, in the project directory (argv[0] looked up on PATH unless it is a path; never through a shell). */
   argv: string[];
   /** The command line as the user typed it, when it differs from argv (globs, redirections). */
   shown?: string;
@@ -377,6 +377,27 @@ export const RUN_CASES: readonly RunCase[] = [
   { id: 'sort-check-disorder', page: 'sort', argv: ['sort', '-c', 'unsorted.txt'], frame: 'prompt' },
   { id: 'uniq-bad-fields', page: 'uniq', argv: ['uniq', '-f', 'x', 'a.txt'], frame: 'output' },
   { id: 'cut-position-zero', page: 'cut', argv: ['cut', '-c', '0-4', 'a.txt'], frame: 'output' },
+  // run by its path (a script's `/usr/bin/…`, a Makefile's full path): the messages start with it
+  { id: 'tar-empty-by-path', page: 'tar', argv: ['/usr/bin/tar', '-cf', 'empty.tar'], frame: 'output' },
+  {
+    id: 'sort-parallel-by-path',
+    page: 'sort',
+    argv: ['/usr/bin/sort', '--parallel=0', 'a.txt'],
+    frame: 'output',
+  },
+  {
+    id: 'grep-lookbehind-by-path',
+    page: 'grep',
+    argv: ['/usr/bin/grep', '-P', '(?<=a+)b', 'notes.txt'],
+    frame: 'output',
+  },
+  {
+    id: 'python-script-by-path',
+    page: 'python3',
+    argv: ['/usr/bin/python3', 'missing_script.py'],
+    frame: 'output',
+  },
+  { id: 'xargs-zero-by-path', page: 'xargs', argv: ['/usr/bin/xargs', '-n', '0', 'true'], frame: 'output' },
   { id: 'cut-missing-argument', page: 'cut', argv: ['cut', '-d', ':', 'a.txt'], frame: 'prompt' },
   { id: 'tr-missing-operand', page: 'tr', argv: ['tr', '-d'], frame: 'output' },
   { id: 'head-bad-count', page: 'head', argv: ['head', '-n', 'ten', 'notes.txt'], frame: 'output' },

@@ -23,7 +23,7 @@
 // (a document named after the program that printed an error or runs a command is the likeliest
 // answer): the command word of each command (after a prompt, after a shell trace's `+ `, or a lone
 // line that reads as a command) and of each command it pipes to or chains; the `prog:` of output
-// lines (`tar: …`, `tar (child): …`, `zip error: …`); the program a `usage:` line or a
+// lines (`tar: …`, `tar (child): …`, `zip error: …`, `/usr/bin/ld: …`); the program a `usage:` line or a
 // `Try 'prog --help'` hint names. `sudo`, `env`, `time` and variable assignments are skipped.
 // Programs on command and error lines lead the list; the error and warning lines below a command
 // count for its programs too (in a scrollback, the command that failed leads the one before it).
@@ -165,8 +165,10 @@ const LABELS = new Set(
     'reason cause message help tip status fail failed ok done success summary see at from in'
   ).split(' '),
 );
-// `tar: `, `tar (child): `, `zip error: `, `gpg: error: `: a program-like first word, a colon.
-const OUTPUT_PROGRAM = /^([a-z][\w.+-]{0,63})(?: \([\w -]+\))?(?: (?:error|warning|fatal|info))?: /;
+// `tar: `, `tar (child): `, `zip error: `, `gpg: error: `: a program-like first word, a colon. A
+// program run by its path prints the path (`/usr/bin/ld: cannot find -lssl`, `/bin/sh: 1: …`).
+const OUTPUT_PROGRAM =
+  /^(?:\.{0,2}\/(?:[\w.+-]+\/)*)?([a-z][\w.+-]{0,63})(?: \([\w -]+\))?(?: (?:error|warning|fatal|info))?: /;
 const USAGE = /^usage: +(?:\S*\/)?([A-Za-z0-9][\w.+-]*)/i;
 const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b/;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.

@@ -351,6 +351,13 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.regex(tar, /^gzip: stdin: not in gzip format$/m);
   // gzip printed a line too; tar's error lines make tar the leading program.
   t.deepEqual(shapeQuery(tar).programs, ['tar', 'gzip']);
+  // A program run by its path prints the path: the program is its last part.
+  const byPath = run('/usr/bin/tar', ['-tf', join(dir, 'missing.tar')]);
+  t.regex(byPath, /^\/usr\/bin\/tar: .*missing\.tar: Cannot open/m);
+  t.deepEqual(shapeQuery(byPath).programs, ['tar']);
+  const sh = run('/bin/sh', ['-c', 'kortty-no-such-command']);
+  t.regex(sh, /^\/bin\/sh: (?:line )?1: kortty-no-such-command: (?:command )?not found$/);
+  t.deepEqual(shapeQuery(sh).programs, ['sh']);
   // A `Try 'prog --help'` hint and a `usage:` line name their program too.
   const cp = run('cp', []);
   t.regex(cp, /Try 'cp --help'/);
