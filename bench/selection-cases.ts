@@ -181,6 +181,7 @@ export const PROJECT_FILES: readonly { path: string; text: string; mode?: number
   { path: 'ssh_config', text: 'Host build\n  Hostnmae 10.0.0.5\n  User deploy\n' },
   { path: 'id_deploy.pub', text: 'not a key at all\n' },
   { path: 'broken/.git', text: 'gitdir: /srv/git/broken.git\n' },
+  { path: 'repo/TODO.md', text: '- release notes\n' },
 ];
 
 /** The modification time every project file gets (listings then print the same dates). */
@@ -344,6 +345,7 @@ export const RUN_CASES: readonly RunCase[] = [
     frame: 'output',
   },
   { id: 'git-unknown-command', page: 'git', argv: ['git', 'stauts'], frame: 'output' },
+  { id: 'git-untracked', page: 'git', argv: ['git', '-C', 'repo', 'status'], frame: 'output' },
   // text tools
   {
     id: 'grep-color-matches',

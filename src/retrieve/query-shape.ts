@@ -23,8 +23,9 @@
 // (a document named after the program that printed an error or runs a command is the likeliest
 // answer): the command word of each command (after a prompt, after a shell trace's `+ `, or a lone
 // line that reads as a command) and of each command it pipes to or chains; the `prog:` of output
-// lines (`tar: …`, `tar (child): …`, `zip error: …`, `/usr/bin/ld: …`); the program a `usage:` line or a
-// `Try 'prog --help'` hint names. `sudo`, `env`, `time` and variable assignments are skipped.
+// lines (`tar: …`, `tar (child): …`, `zip error: …`, `/usr/bin/ld: …`, `-bash: …`); the program a
+// `usage:` line, a `Try 'prog --help'` hint or a quoted command to run (`(use "git add" to track)`)
+// names. `sudo`, `env`, `time` and variable assignments are skipped.
 // Programs on command and error lines lead the list; the error and warning lines below a command
 // count for its programs too (in a scrollback, the command that failed leads the one before it).
 //
@@ -166,11 +167,15 @@ const LABELS = new Set(
   ).split(' '),
 );
 // `tar: `, `tar (child): `, `zip error: `, `gpg: error: `: a program-like first word, a colon. A
-// program run by its path prints the path (`/usr/bin/ld: cannot find -lssl`, `/bin/sh: 1: …`).
+// program run by its path prints the path (`/usr/bin/ld: cannot find -lssl`, `/bin/sh: 1: …`), a
+// login shell its name after a dash (`-bash: cd: …`).
 const OUTPUT_PROGRAM =
-  /^(?:\.{0,2}\/(?:[\w.+-]+\/)*)?([a-z][\w.+-]{0,63})(?: \([\w -]+\))?(?: (?:error|warning|fatal|info))?: /;
+  /^(?:-(?=[a-z])|\.{0,2}\/(?:[\w.+-]+\/)*)?([a-z][\w.+-]{0,63})(?: \([\w -]+\))?(?: (?:error|warning|fatal|info))?: /;
 const USAGE = /^usage: +(?:\S*\/)?([A-Za-z0-9][\w.+-]*)/i;
 const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b/;
+// A quoted command the output tells the user to run: `(use "git add" to track)`, `See "systemctl
+// status nginx.service" and …`, ``Run `npm audit` for details``.
+const HINT = /\b(?:see|try|run|use|type)\s+[`'"‘“]([a-z][\w.+-]{0,63})(?=[\s`'"’”])/gi;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
 // A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
@@ -212,8 +217,9 @@ function linePrograms(line: string, command: boolean, lone: boolean): string[] {
   if (usage) out.push(usage.toLowerCase());
   const hint = TRY_HELP.exec(line)?.[1];
   if (hint) out.push(hint.toLowerCase());
+  for (const m of line.matchAll(HINT)) out.push(m[1]!.toLowerCase());
   if (out.length === 0 && lone) return commandPrograms(line);
-  return out;
+  return [...new Set(out)];
 }
 
 // --- which lines matter ----------------------------------------------------------------------

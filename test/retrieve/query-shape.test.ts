@@ -358,6 +358,22 @@ test('programs: the command words and the `prog:` of real output, leading progra
   const sh = run('/bin/sh', ['-c', 'kortty-no-such-command']);
   t.regex(sh, /^\/bin\/sh: (?:line )?1: kortty-no-such-command: (?:command )?not found$/);
   t.deepEqual(shapeQuery(sh).programs, ['sh']);
+  // A login shell's argv[0] is its name after a dash.
+  const login = spawnSync('bash', ['-c', 'cd /nonexistent-kortty'], {
+    argv0: '-bash',
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C' },
+  }).stderr.trim();
+  t.regex(login, /^-bash: line 1: cd: \/nonexistent-kortty: No such file or directory$/);
+  t.deepEqual(shapeQuery(login).programs, ['bash']);
+  // A quoted command the output tells the user to run names its program.
+  const repo = join(dir, 'repo');
+  run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo]);
+  await writeFile(join(repo, 'TODO.md'), '- release notes\n');
+  const status = run('git', ['-C', repo, 'status'], { env: { HOME: dir } });
+  t.regex(status, /^nothing added to commit but untracked files present \(use "git add" to track\)$/m);
+  t.deepEqual(shapeQuery(status).programs, ['git']);
+  t.deepEqual(shapeQuery(status.split('\n').at(-1)!).programs, ['git']);
   // A `Try 'prog --help'` hint and a `usage:` line name their program too.
   const cp = run('cp', []);
   t.regex(cp, /Try 'cp --help'/);
