@@ -119,10 +119,15 @@ function selectionSent(req: { messages: { role: string; content?: string }[] }):
 }
 
 /** Shows a file in the pane and selects from the line starting with `from` to the end of the line starting with `to`. */
+let shown = 0;
 async function showAndSelect(file: string, from: string, to: string) {
   const t = ctx.tmux;
-  // A fresh pane showing only the file (no shell echo racing with the output).
-  await t.tmux('respawn-pane', '-k', '-t', 'main', `cat '${file}'; exec sleep 86400`);
+  // A fresh pane showing only the file (no shell echo racing with the output), then a line no
+  // earlier pane printed: the screen of the pane before, showing the same file, must not pass for
+  // this one, or copy mode would start before `cat` has printed.
+  const mark = `kortty-pane-${++shown}`;
+  await t.tmux('respawn-pane', '-k', '-t', 'main', `cat '${file}'; echo ${mark}; exec sleep 86400`);
+  await t.waitForScreen((s) => s.includes(mark), `${mark} in the pane`);
   await t.waitForScreen((s) => s.split('\n').some((l) => l.startsWith(to)), `${to} in the pane`);
   await t.tmux('copy-mode', '-t', 'main');
   await t.tmux('send-keys', '-t', 'main', '-X', 'search-backward', from);
