@@ -71,6 +71,12 @@ export async function runCancelSuite(opts: CancelSuiteOptions): Promise<SuiteRow
     const files: Record<string, string> = {};
     for (let i = 0; i < (opts.files ?? 8); i++) files[`f${i}.md`] = prose(`topic${i}`, 300, i + 10);
     await writeTree(big, files);
+    // The CLI's progress is read from job.json, which is written at most 4 times a second: its
+    // folder is four times the size, so the embedding lasts long enough to be seen on a fast machine.
+    const bigCli = join(scratch, 'big-cli');
+    const cliFiles: Record<string, string> = {};
+    for (let i = 0; i < 4 * (opts.files ?? 8); i++) cliFiles[`f${i}.md`] = prose(`topic${i}`, 300, i + 10);
+    await writeTree(bigCli, cliFiles);
 
     const dir = storeDir(id, home);
     const before = {
@@ -102,7 +108,7 @@ export async function runCancelSuite(opts: CancelSuiteOptions): Promise<SuiteRow
 
     /** The CLI's way: progress read from job.json, as `kortty-rag status` does. */
     const startCli = (onProgress: (p: JobProgress) => void): Running => {
-      const child = spawn(process.execPath, [CLI, 'source', 'add', 'Docs', big, '--yes'], {
+      const child = spawn(process.execPath, [CLI, 'source', 'add', 'Docs', bigCli, '--yes'], {
         env: { ...process.env, KORTTY_HOME: home },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
@@ -131,7 +137,11 @@ export async function runCancelSuite(opts: CancelSuiteOptions): Promise<SuiteRow
 
     /** One job cancelled at a random moment of its embedding; returns the job's percent then. */
     const cancelOnce = async (how: How): Promise<number> => {
-      const targetPercent = 33 + Math.floor(random() * 48); // a batch between 5 % and 85 % of the embedding
+      // A batch between 5 % and 85 % of the embedding. The CLI's job.json may skip past any given
+      // percent (it is written at most 4 times a second), so the CLI is interrupted at the first
+      // embedding progress it shows, up to 100 ms later.
+      const cli = how.via === 'cli';
+      const targetPercent = cli ? 0 : 33 + Math.floor(random() * 48);
       const fraction = random();
       let embeddingSince: number | undefined;
       let cancelledAt: number | undefined;
@@ -142,7 +152,7 @@ export async function runCancelSuite(opts: CancelSuiteOptions): Promise<SuiteRow
         if (p.percent < targetPercent) return;
         // One batch's time, measured so far; the cancel lands a random part of it later.
         const batches = Math.max(1, Math.round(((p.percent - 30) / 60) * Math.ceil(p.chunks / 32)));
-        const delay = (fraction * (performance.now() - embeddingSince)) / batches;
+        const delay = cli ? fraction * 100 : (fraction * (performance.now() - embeddingSince)) / batches;
         timer = setTimeout(() => {
           cancelledAt = p.percent;
           if (how.signal && run.pid) process.kill(run.pid, how.signal);
