@@ -267,6 +267,7 @@ const QUESTION_WORDS: ReadonlySet<string> = new Set(
     "i i'm i've me my you your we us our way let lets let's want wanted need needed please possible"
   ).split(' '),
 );
+/** The question words that stay right before `not` (`do not overwrite`). */
 const AUXILIARIES: ReadonlySet<string> = new Set(
   'do does did can could should would shall may might must'.split(' '),
 );

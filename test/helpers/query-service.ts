@@ -1,23 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serviceLockPath } from '../../src/storage/paths.js';
+import { pidAlive } from '../../src/util/pid-alive.js';
 import { waitFor } from './wait.js';
 
 // Commands started through the CLI (`search`, `ask`, the tmux popup) start the query service, which
 // outlives them by design. Tests that run them stop it when they are done with their home, and wait
 // until it is gone: it removes its socket and lock as it exits, so a test that reads the home
 // straight after SIGTERM would race with that cleanup.
-
-/** True while `pid` runs (a zombie, waiting for a parent that never reaps it, has exited). */
-async function running(pid: number): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-}
 
 export async function stopQueryService(home: string): Promise<void> {
   let pid: number | undefined;
@@ -28,7 +18,7 @@ export async function stopQueryService(home: string): Promise<void> {
     return;
   }
   const gone = (ms: number) =>
-    waitFor(async () => !(await running(pid)), `query service ${pid} to exit`, ms, 20).then(
+    waitFor(() => !pidAlive(pid), `query service ${pid} to exit`, ms, 20).then(
       () => true,
       () => false,
     );
