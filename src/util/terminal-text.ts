@@ -6,7 +6,9 @@
 //   - CR: a CRLF pair becomes LF; a lone CR (which would let later text overwrite a line) `\x0d`.
 //   - invisible format characters (bidi embeddings, overrides and isolates, LRM/RLM, zero-width
 //     space, word joiner, BOM, soft hyphen, tag characters, interlinear annotations), line and
-//     paragraph separators, and the Hangul fillers that render as blanks → `\u202e`, `\u{e0041}`.
+//     paragraph separators, the Hangul fillers that render as blanks, and the reserved code points
+//     Unicode sets aside as default-ignorable (U+2065, U+FFF0–FFF8, the unassigned E0000 plane
+//     block), which a terminal with newer Unicode tables draws as nothing → `\u202e`, `\u{e0041}`.
 //     Kept: ZWJ and ZWNJ (emoji sequences and several scripts need them) and the tag characters of
 //     an emoji subdivision flag (🏴 + tags + cancel tag), which display as one flag.
 //   - lone UTF-16 surrogates → U+FFFD.
@@ -16,8 +18,10 @@
 
 const FLAG = '\u{1F3F4}[\u{E0020}-\u{E007E}]{1,32}\u{E007F}';
 const LONE_SURROGATE = '[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
-// \p{Cf} minus ZWNJ/ZWJ, plus Zl/Zp and the blank-looking Hangul fillers.
-const INVISIBLE = '[[\\p{Cf}\\p{Zl}\\p{Zp}\\u115F\\u1160\\u3164\\uFFA0]--[\\u200C\\u200D]]';
+// \p{Cf} minus ZWNJ/ZWJ, plus Zl/Zp, the blank-looking Hangul fillers and the unassigned
+// default-ignorables (assigned ones are Cf or deliberately kept, like the variation selectors).
+const INVISIBLE =
+  '[[\\p{Cf}\\p{Zl}\\p{Zp}\\u115F\\u1160\\u3164\\uFFA0[\\p{Default_Ignorable_Code_Point}&&\\p{Cn}]]--[\\u200C\\u200D]]';
 const CONTROL = '[\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F]';
 
 // One pass, alternatives in priority order: a flag is kept whole before its tags could match

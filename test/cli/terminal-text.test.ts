@@ -42,6 +42,10 @@ test('invisible and reordering characters are visible; ZWJ/ZWNJ and emoji flags 
     'a\\u2066b\\u2069c\\u200bd\\ufeffe\\u00adf\\u2060g',
   );
   t.is(sanitizeTerminal('x\u2028y\u2029z\u3164'), 'x\\u2028y\\u2029z\\u3164');
+  // Reserved default-ignorable code points: a terminal with newer Unicode tables draws them as
+  // nothing. Variation selectors (emoji presentation) are default-ignorable too, and kept.
+  t.is(sanitizeTerminal('a\u2065b\uFFF0c\u{E0080}d'), 'a\\u2065b\\ufff0c\\u{e0080}d');
+  t.is(sanitizeTerminal('\u2764\uFE0F \u{1F1FA}\u{1F1F8}'), '\u2764\uFE0F \u{1F1FA}\u{1F1F8}');
   // Tag characters smuggle invisible text; inside a subdivision flag they are the flag.
   t.is(sanitizeTerminal('hi\u{E0069}\u{E0067}'), 'hi\\u{e0069}\\u{e0067}');
   t.is(sanitizeTerminal(`${FLAG_SCOTLAND} ok`), `${FLAG_SCOTLAND} ok`);
