@@ -176,6 +176,11 @@ const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b
 // A quoted command the output tells the user to run: `(use "git add" to track)`, `See "systemctl
 // status nginx.service" and …`, ``Run `npm audit` for details``.
 const HINT = /\b(?:see|try|run|use|type)\s+[`'"‘“]([a-z][\w.+-]{0,63})(?=[\s`'"’”])/gi;
+// What a file is not, or does not look like, names the program of its format: `fatal: not a git
+// repository`, `x is not a bzip2 file`, `not in gzip format`, `does not look like a tar archive`.
+// A word that names no document (`not a regular file`) raises nothing.
+const NOT_FORMAT =
+  /\b(?:not|like) (?:an?|in) ([a-z][\w.+-]{0,63}) (?:repository|file|archive|format|database)\b/gi;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
 // A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
@@ -218,6 +223,7 @@ function linePrograms(line: string, command: boolean, lone: boolean): string[] {
   const hint = TRY_HELP.exec(line)?.[1];
   if (hint) out.push(hint.toLowerCase());
   for (const m of line.matchAll(HINT)) out.push(m[1]!.toLowerCase());
+  for (const m of line.matchAll(NOT_FORMAT)) out.push(m[1]!.toLowerCase());
   if (out.length === 0 && lone) return commandPrograms(line);
   return [...new Set(out)];
 }

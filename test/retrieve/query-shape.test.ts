@@ -374,6 +374,15 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.regex(status, /^nothing added to commit but untracked files present \(use "git add" to track\)$/m);
   t.deepEqual(shapeQuery(status).programs, ['git']);
   t.deepEqual(shapeQuery(status.split('\n').at(-1)!).programs, ['git']);
+  // What a file or folder is not names the program of its format, after a label too.
+  const outside = join(dir, 'plain');
+  await mkdir(outside);
+  const notRepo = run('git', ['-C', outside, 'status'], {
+    env: { HOME: dir, GIT_CEILING_DIRECTORIES: dir },
+  });
+  t.regex(notRepo, /^fatal: not a git repository \(or any of the parent directories\): \.git$/);
+  t.deepEqual(shapeQuery(notRepo).programs, ['git']);
+  t.deepEqual(shapeQuery('cp: not a regular file').programs, ['cp', 'regular']);
   // A `Try 'prog --help'` hint and a `usage:` line name their program too.
   const cp = run('cp', []);
   t.regex(cp, /Try 'cp --help'/);
@@ -397,7 +406,7 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery("awk -F: '$3 >= 1000 {print $1}' /etc/passwd").programs, ['awk']);
   t.deepEqual(shapeQuery('rsync -avz --delete src/ host:dst/').programs, ['rsync']);
   // Labels are not programs, and prose names none.
-  t.deepEqual(shapeQuery('error: pathspec did not match\nfatal: not a git repository').programs, []);
+  t.deepEqual(shapeQuery("error: pathspec 'x' did not match any file(s) known to git").programs, []);
   t.deepEqual(shapeQuery('how do I extract a tar archive?').programs, []);
   t.deepEqual(shapeQuery('list the files in /etc that changed today').programs, []);
   t.deepEqual(shapeQuery('make tar skip existing files with --skip-old-files').programs, []);
