@@ -181,6 +181,8 @@ const HINT = /\b(?:see|try|run|use|type)\s+[`'"‘“]([a-z][\w.+-]{0,63})(?=[\s
 // A word that names no document (`not a regular file`) raises nothing.
 const NOT_FORMAT =
   /\b(?:not|like) (?:an?|in) ([a-z][\w.+-]{0,63}) (?:repository|file|archive|format|database)\b/gi;
+// Its article: a case-sensitive pattern that opens with a space, which most lines fail at once.
+const ARTICLE = / (?:an?|in) [a-z]/;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
 // A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
@@ -223,7 +225,7 @@ function linePrograms(line: string, command: boolean, lone: boolean): string[] {
   const hint = TRY_HELP.exec(line)?.[1];
   if (hint) out.push(hint.toLowerCase());
   for (const m of line.matchAll(HINT)) out.push(m[1]!.toLowerCase());
-  for (const m of line.matchAll(NOT_FORMAT)) out.push(m[1]!.toLowerCase());
+  if (ARTICLE.test(line)) for (const m of line.matchAll(NOT_FORMAT)) out.push(m[1]!.toLowerCase());
   if (out.length === 0 && lone) return commandPrograms(line);
   return [...new Set(out)];
 }
