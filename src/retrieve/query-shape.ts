@@ -171,6 +171,11 @@ const LABELS = new Set(
 // login shell its name after a dash (`-bash: cd: …`).
 const OUTPUT_PROGRAM =
   /^(?:-(?=[a-z])|\.{0,2}\/(?:[\w.+-]+\/)*)?([a-z][\w.+-]{0,63})(?: \([\w -]+\))?(?: (?:error|warning|fatal|info))?: /;
+// A shell's error in a script names the script and its line: bash `install.sh: line 4: syntax
+// error …`, dash (Debian's sh) `install.sh: 4: Syntax error: …`. The script is no program; the shell
+// is. Only a shell script's suffix says so: awk (`awk: line 1: …`) and ssh (`ssh_config: line 2: …`)
+// print lines of the same form.
+const SCRIPT_ERROR = /^(?:\S*\/)?[\w.+-]+\.(?:sh|bash): (line )?\d+: /;
 const USAGE = /^usage: +(?:\S*\/)?([A-Za-z0-9][\w.+-]*)/i;
 const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b/;
 // A quoted command the output tells the user to run: `(use "git add" to track)`, `See "systemctl
@@ -218,8 +223,10 @@ function linePrograms(line: string, command: boolean, lone: boolean): string[] {
   const trace = XTRACE.exec(line);
   if (command || trace) return commandPrograms(trace ? line.slice(trace[0].length) : line);
   const out: string[] = [];
+  const script = SCRIPT_ERROR.exec(line);
   const prog = OUTPUT_PROGRAM.exec(line)?.[1];
-  if (prog && !LABELS.has(prog)) out.push(prog);
+  if (script) out.push(script[1] ? 'bash' : 'sh');
+  else if (prog && !LABELS.has(prog)) out.push(prog);
   const usage = USAGE.exec(line)?.[1];
   if (usage) out.push(usage.toLowerCase());
   const hint = TRY_HELP.exec(line)?.[1];

@@ -366,6 +366,17 @@ test('programs: the command words and the `prog:` of real output, leading progra
   }).stderr.trim();
   t.regex(login, /^-bash: line 1: cd: \/nonexistent-kortty: No such file or directory$/);
   t.deepEqual(shapeQuery(login).programs, ['bash']);
+  // A shell's error in a script names the shell, not the script; awk's `awk: line 1:` stays awk's.
+  await writeFile(join(dir, 'install.sh'), 'if true; then\n  echo ok\nfi fi\n');
+  const bashScript = run('bash', ['install.sh'], { cwd: dir });
+  t.regex(bashScript, /^install\.sh: line 3: syntax error near unexpected token `fi'$/m);
+  t.deepEqual(shapeQuery(bashScript).programs, ['bash']);
+  const dashScript = run('sh', [join(dir, 'install.sh')]);
+  t.regex(dashScript, /install\.sh: 3: Syntax error: "fi" unexpected/);
+  t.deepEqual(shapeQuery(dashScript).programs, ['sh']);
+  const awk = run('awk', ['BEGIN {']);
+  t.regex(awk, /^awk: /);
+  t.deepEqual(shapeQuery(awk).programs, ['awk']);
   // A quoted command the output tells the user to run names its program.
   const repo = join(dir, 'repo');
   run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo]);
