@@ -176,6 +176,15 @@ const OUTPUT_PROGRAM =
 // is. Only a shell script's suffix says so: awk (`awk: line 1: …`) and ssh (`ssh_config: line 2: …`)
 // print lines of the same form.
 const SCRIPT_ERROR = /^(?:\S*\/)?[\w.+-]+\.(?:sh|bash): (line )?\d+: /;
+// Output forms that are one program's although they do not name it: make's error marker after a
+// makefile's line (`broken.mk:2: *** missing separator.  Stop.`) and wget's first line for each URL
+// (`--2026-03-14 09:27:05--  http://…`). Read before timestamps are dropped, anywhere after a blank
+// (a CI log's own timestamp comes first). Each with a literal the line must hold, which most lines
+// fail at once.
+const SIGNATURES: ReadonlyArray<readonly [string, RegExp, string]> = [
+  [': *** ', /(?:^|\s)[^\s:]+:\d+: \*\*\* /, 'make'],
+  ['-- ', /(?:^|\s)--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- +(?:https?|ftps?):\/\//, 'wget'],
+];
 const USAGE = /^usage: +(?:\S*\/)?([A-Za-z0-9][\w.+-]*)/i;
 const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b/;
 // A quoted command the output tells the user to run: `(use "git add" to track)`, `See "systemctl
@@ -217,9 +226,10 @@ function commandPrograms(line: string): string[] {
 
 /**
  * The program names one line shows (see above); `command` when it followed a prompt, `lone` when
- * it is the whole selection and reads as a command.
+ * it is the whole selection and reads as a command; `stamped` is the line before its timestamps,
+ * hex numbers and long numbers were dropped.
  */
-function linePrograms(line: string, command: boolean, lone: boolean): string[] {
+function linePrograms(line: string, command: boolean, lone: boolean, stamped: string): string[] {
   const trace = XTRACE.exec(line);
   if (command || trace) return commandPrograms(trace ? line.slice(trace[0].length) : line);
   const out: string[] = [];
@@ -233,6 +243,8 @@ function linePrograms(line: string, command: boolean, lone: boolean): string[] {
   if (hint) out.push(hint.toLowerCase());
   for (const m of line.matchAll(HINT)) out.push(m[1]!.toLowerCase());
   if (ARTICLE.test(line)) for (const m of line.matchAll(NOT_FORMAT)) out.push(m[1]!.toLowerCase());
+  for (const [literal, form, program] of SIGNATURES)
+    if (stamped.includes(literal) && form.test(stamped)) out.push(program);
   if (out.length === 0 && lone) return commandPrograms(line);
   return [...new Set(out)];
 }
@@ -371,6 +383,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
       dropped.timestamps++;
       line = line.replace(SYSLOG, '');
     }
+    const stamped = line;
     // Every timestamp, hex number, UUID and long number holds a digit: most prose lines skip these.
     if (DIGIT.test(line)) {
       for (const re of TIMESTAMPS) line = drop(line, re, (n) => (dropped.timestamps += n));
@@ -398,7 +411,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     seen.add(key);
     if (command) commands.push(line);
     const priority = command ? 4 : rank(line);
-    const shown = linePrograms(line, command, lone);
+    const shown = linePrograms(line, command, lone, stamped);
     for (const p of shown) programs.set(p, (programs.get(p) ?? 0) + priority + 1);
     if (command || XTRACE.test(line)) ran = shown;
     else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);

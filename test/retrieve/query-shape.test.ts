@@ -377,6 +377,16 @@ test('programs: the command words and the `prog:` of real output, leading progra
   const awk = run('awk', ['BEGIN {']);
   t.regex(awk, /^awk: /);
   t.deepEqual(shapeQuery(awk).programs, ['awk']);
+  // Output forms that are one program's without naming it: make's `file:N: *** …`, wget's first
+  // line for a URL (its timestamp is the mark, and is dropped from the query after).
+  await writeFile(join(dir, 'broken.mk'), 'all:\n    echo no tab\n');
+  const make = run('make', ['-f', 'broken.mk'], { cwd: dir });
+  t.regex(make, /^broken\.mk:2: \*\*\* missing separator\. {2}Stop\.$/);
+  t.deepEqual(shapeQuery(make).programs, ['make']);
+  const wget = run('wget', ['--tries=1', '--no-config', 'http://127.0.0.1:1/release.tar.gz']);
+  t.regex(wget, /^--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- {2}http:\/\/127\.0\.0\.1:1\/release\.tar\.gz$/m);
+  t.deepEqual(shapeQuery(wget).programs, ['wget']);
+  t.deepEqual(shapeQuery(`2026-03-14T09:27:05.347Z ${wget.split('\n')[0]}`).programs, ['wget']);
   // A quoted command the output tells the user to run names its program.
   const repo = join(dir, 'repo');
   run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo]);
