@@ -21,11 +21,14 @@
 //
 // Programs: the names of the programs the selection shows, for the lexical search's name signal
 // (a document named after the program that printed an error or runs a command is the likeliest
-// answer): the command word of each command (after a prompt, after a shell trace's `+ `, or a lone
-// line that reads as a command) and of each command it pipes to or chains; the `prog:` of output
-// lines (`tar: …`, `tar (child): …`, `zip error: …`, `/usr/bin/ld: …`, `-bash: …`); the program a
-// `usage:` line, a `Try 'prog --help'` hint or a quoted command to run (`(use "git add" to track)`)
-// names. `sudo`, `env`, `time` and variable assignments are skipped.
+// answer): the command word of each command (after a prompt, after a shell trace's `+ `, a lone
+// line that reads as a command, or an indented command with a flag that output suggests) and of
+// each command it pipes to or chains; the `prog:` of output lines (`tar: …`, `tar (child): …`,
+// `zip error: …`, `/usr/bin/ld: …`, `-bash: …`); the program a `usage:` line, a `Try 'prog --help'`
+// hint or a quoted command to run (`(use "git add" to track)`) names; the shell of a script's error
+// (`install.sh: line 4: …`); the format a file is not (`not a git repository`); and the program of
+// an output form that is one program's (make's `file:2: *** …`, wget's `--date time--  URL`).
+// `sudo`, `env`, `time` and variable assignments are skipped.
 // Programs on command and error lines lead the list; the error and warning lines below a command
 // count for its programs too (in a scrollback, the command that failed leads the one before it).
 //
@@ -197,6 +200,13 @@ const NOT_FORMAT =
   /\b(?:not|like) (?:an?|in) ([a-z][\w.+-]{0,63}) (?:repository|file|archive|format|database)\b/gi;
 // Its article: a case-sensitive pattern that opens with a space, which most lines fail at once.
 const ARTICLE = / (?:an?|in) [a-z]/;
+// A command the output suggests on an indented line of its own, with a flag among its first four
+// words: git's `    git push --set-upstream origin feature`. The flag keeps out indented code
+// (`    file = open("x")`) and stack frames (`    at Object.<anonymous> (/app.js:1:2)`).
+const SUGGESTED = /^[a-z][\w.+-]*(?: (?!=)\S+){0,3}? --?[A-Za-z]/;
+// An indented line of output: a suggestion, a stack frame, code, or a dumped object's `key: value`
+// (`  code: 'MODULE_NOT_FOUND',` after node's error), never a program's own `prog: message`.
+const INDENT = /^(?: {2,}|\t)/;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
 // A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
@@ -226,15 +236,22 @@ function commandPrograms(line: string): string[] {
 
 /**
  * The program names one line shows (see above); `command` when it followed a prompt, `lone` when
- * it is the whole selection and reads as a command; `stamped` is the line before its timestamps,
- * hex numbers and long numbers were dropped.
+ * it reads as a command on its own (the whole selection, or a command output suggests on an
+ * indented line); `stamped` is the line before its timestamps, hex numbers and long numbers were
+ * dropped; `indented` when it is indented output, which has no `prog:` of its own.
  */
-function linePrograms(line: string, command: boolean, lone: boolean, stamped: string): string[] {
+function linePrograms(
+  line: string,
+  command: boolean,
+  lone: boolean,
+  stamped: string,
+  indented: boolean,
+): string[] {
   const trace = XTRACE.exec(line);
   if (command || trace) return commandPrograms(trace ? line.slice(trace[0].length) : line);
   const out: string[] = [];
-  const script = SCRIPT_ERROR.exec(line);
-  const prog = OUTPUT_PROGRAM.exec(line)?.[1];
+  const script = indented ? null : SCRIPT_ERROR.exec(line);
+  const prog = indented ? undefined : OUTPUT_PROGRAM.exec(line)?.[1];
   if (script) out.push(script[1] ? 'bash' : 'sh');
   else if (prog && !LABELS.has(prog)) out.push(prog);
   const usage = USAGE.exec(line)?.[1];
@@ -361,7 +378,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   let ran: string[] = [];
   for (const [index, original] of raw.entries()) {
     let line = original;
-    if (GUTTER.test(line)) {
+    const gutter = GUTTER.test(line);
+    if (gutter) {
       dropped.gutters++;
       line = line.replace(GUTTER, ' ');
     } else if (GUTTER_ONLY.test(line)) {
@@ -384,6 +402,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
       line = line.replace(SYSLOG, '');
     }
     const stamped = line;
+    // A line in a gutter (an editor's or a compiler's listing) is code, not indented output.
+    const indented = !gutter && !command && INDENT.test(stamped);
     // Every timestamp, hex number, UUID and long number holds a digit: most prose lines skip these.
     if (DIGIT.test(line)) {
       for (const re of TIMESTAMPS) line = drop(line, re, (n) => (dropped.timestamps += n));
@@ -400,7 +420,9 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     line = squash(line.replace(/\[ +\]|\( +\)/g, '').replace(/^[\s:,;|]+/, ''));
     // Whether a lone line reads as a command is decided before a question loses its question
     // words: `what does the -z flag of sort do?` would read as the command `the -z …` after.
-    const lone = raw.length === 1 && !command && COMMAND_LIKE.test(line);
+    const lone =
+      !command &&
+      ((raw.length === 1 && COMMAND_LIKE.test(line)) || (raw.length > 1 && indented && SUGGESTED.test(line)));
     if (!command && QUESTION_LINE.test(line)) line = dropQuestionWords(line, dropped);
     if (!line || !/[\p{L}\p{N}]/u.test(line)) continue;
     const key = line.toLowerCase().replace(/\d+/g, '0');
@@ -411,7 +433,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     seen.add(key);
     if (command) commands.push(line);
     const priority = command ? 4 : rank(line);
-    const shown = linePrograms(line, command, lone, stamped);
+    const shown = linePrograms(line, command, lone, stamped, indented);
     for (const p of shown) programs.set(p, (programs.get(p) ?? 0) + priority + 1);
     if (command || XTRACE.test(line)) ran = shown;
     else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);

@@ -440,6 +440,45 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery('$ a1 x | b1 | c1 | d1 | e1').programs, ['a1', 'b1', 'c1', 'd1']);
 });
 
+test('programs: an indented command with a flag that output suggests; indented code, stack frames and fields name none', async (t) => {
+  const dir = await scratch();
+  const repo = join(dir, 'repo');
+  const env = { HOME: dir, GIT_CEILING_DIRECTORIES: dir };
+  run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo], { env });
+  run(
+    'git',
+    [
+      '-C',
+      repo,
+      '-c',
+      'user.name=k',
+      '-c',
+      'user.email=k@example.org',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'x',
+    ],
+    { env },
+  );
+  run('git', ['-C', repo, 'remote', 'add', 'origin', join(dir, 'nowhere.git')], { env });
+  run('git', ['-C', repo, 'checkout', '-q', '-b', 'feature'], { env });
+  const push = run('git', ['-C', repo, 'push'], { env });
+  t.regex(push, /^fatal: The current branch feature has no upstream branch\.$/m);
+  t.regex(push, /^ {4}git push --set-upstream origin feature$/m);
+  t.is(shapeQuery(push).programs[0], 'git');
+  // Python shows the failing line of code indented, node its stack frames and the error's fields
+  // (`  code: 'MODULE_NOT_FOUND',`): no command, and no `prog:`.
+  await writeFile(join(dir, 'app.py'), 'file = open("missing.txt", "r")\n');
+  const py = run('python3', [join(dir, 'app.py')]);
+  t.regex(py, /^ {4}file = open\("missing\.txt", "r"\)$/m);
+  await writeFile(join(dir, 'app.js'), 'const file = require("./missing-kortty");\n');
+  const js = run('node', [join(dir, 'app.js')]);
+  t.regex(js, /^ {4}at /m);
+  for (const out of [py, js]) t.deepEqual(shapeQuery(out).programs, [], out);
+});
+
 test('programs: in a scrollback the command whose output holds the errors leads the one before it', async (t) => {
   const dir = await scratch();
   for (const f of ['config.json', 'README.md']) await writeFile(join(dir, f), 'x\n');
