@@ -149,12 +149,8 @@ export function pageNames(page: string, text: string): string[] {
   return [...names];
 }
 
-/**
- * A known-item question derived from a rendered man page: the first sentence of DESCRIPTION
- * (the next one too while shorter than MIN_PROXY_CHARS), with every name of the program masked
- * as "the program", so the question has to be answered from what it says the program does.
- */
-export function descriptionQuestion(page: string, text: string): string | undefined {
+/** The sentences of a page's DESCRIPTION, each with the program's names masked. */
+function descriptionSentences(page: string, text: string): string[] | undefined {
   const lines = text.split('\n');
   const at = lines.findIndex((l) => /^DESCRIPTION\s*$/.test(l));
   if (at < 0) return undefined;
@@ -164,12 +160,29 @@ export function descriptionQuestion(page: string, text: string): string | undefi
     body.push(l.trim());
   }
   const prose = body.join(' ').replace(/\s+/g, ' ').trim();
+  const names = pageNames(page, text);
+  return [...prose.matchAll(/.+?[.!?](?=\s|$)|.+$/g)].map((m) => mask(m[0].trim(), names));
+}
+
+/**
+ * A known-item question derived from a rendered man page: the first sentence of DESCRIPTION
+ * (the next one too while shorter than MIN_PROXY_CHARS), with every name of the program masked
+ * as "the program", so the question has to be answered from what it says the program does.
+ * Sentences in `boilerplate` (masked, found on several pages: `This manual page documents the GNU
+ * version of the program.`) are skipped: they judge no single page.
+ */
+export function descriptionQuestion(
+  page: string,
+  text: string,
+  boilerplate: ReadonlySet<string> = new Set(),
+): string | undefined {
   let sentence = '';
-  for (const m of prose.matchAll(/.+?[.!?](?=\s|$)|.+$/g)) {
-    sentence = `${sentence} ${m[0].trim()}`.trim();
-    if (mask(sentence, pageNames(page, text)).length >= MIN_PROXY_CHARS) break;
+  for (const s of descriptionSentences(page, text) ?? []) {
+    if (boilerplate.has(s)) continue;
+    sentence = `${sentence} ${s}`.trim();
+    if (sentence.length >= MIN_PROXY_CHARS) break;
   }
-  const q = mask(sentence, pageNames(page, text)).slice(0, MAX_PROXY_CHARS).trim();
+  const q = sentence.slice(0, MAX_PROXY_CHARS).trim();
   return q.length >= MIN_PROXY_CHARS ? q : undefined;
 }
 
@@ -189,8 +202,12 @@ export function assembleProxy(pages: readonly { name: string; text: string }[]):
 } {
   const queries: EvalQuery[] = [];
   const notes: string[] = [];
+  const pagesOf = new Map<string, number>();
+  for (const p of pages)
+    for (const s of new Set(descriptionSentences(p.name, p.text))) pagesOf.set(s, (pagesOf.get(s) ?? 0) + 1);
+  const boilerplate = new Set([...pagesOf].filter(([, n]) => n > 1).map(([s]) => s));
   for (const p of [...pages].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const text = descriptionQuestion(p.name, p.text);
+    const text = descriptionQuestion(p.name, p.text, boilerplate);
     if (text === undefined) notes.push(`proxy ${p.name}: skipped, no usable DESCRIPTION sentence`);
     else queries.push({ id: `proxy-${p.name}`, set: 'proxy', kind: 'proxy', page: p.name, text });
   }

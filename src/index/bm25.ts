@@ -2,6 +2,7 @@ import { createError } from '../errors.js';
 import { VarintWriter } from './binary.js';
 import type { Bm25Params, SearchHit } from './snapshot-types.js';
 import { EXACT_PREFIX } from './stem.js';
+import { synonymsOf } from './synonyms.js';
 import { forEachTerm } from './tokenize.js';
 import { TopK } from './top-k.js';
 
@@ -33,6 +34,19 @@ export interface LexicalWeights {
   /** Weight of the best paragraph's BM25 (passage.ts), added to the chunk's. */
   passage: number;
   /**
+   * Title match: each query stem in a chunk's document title adds `titleMatch` × idf × (k1 + 1),
+   * outside BM25F's saturation, to the document's best chunk only (lexical-search.ts). A title says
+   * what the whole document is about (`uniq - report or omit repeated lines`); inside the
+   * saturation, a body that repeats the question's common words (`file`, `output`) matches as
+   * well as a title naming the task does.
+   */
+  titleMatch: number;
+  /**
+   * Weight of a synonym's occurrences (synonyms.ts) against the query word's own: a query word and
+   * its group's words count as one term whose frequency is own + `synonym` × theirs.
+   */
+  synonym: number;
+  /**
    * Name match: a chunk of a document named after a program the query shows (query-shape.ts)
    * gains `name` × idf × (k1 + 1) for the query's leading program, half that for the second, a
    * third for the third, outside the BM25F saturation (a page that mentions `tar` twenty
@@ -50,6 +64,8 @@ export const DEFAULT_WEIGHTS: LexicalWeights = {
   proximity: 0.5,
   passage: 1,
   name: 6,
+  titleMatch: 0.75,
+  synonym: 0.5,
 };
 
 /** The chunks of the documents named after one of the query's programs, and the name's term. */
@@ -272,6 +288,8 @@ export interface QueryTerm {
   weight: number;
   /** True for a part's stem: the terms proximity measures. */
   primary: boolean;
+  /** The stems that count as this term (synonyms.ts), for a word's stem. */
+  synonyms?: readonly string[];
 }
 
 /** The distinct terms of a query, in first-occurrence order (repeated terms count once). */
@@ -282,6 +300,11 @@ export function queryTerms(query: string, weights: LexicalWeights = DEFAULT_WEIG
     if (old) old.primary ||= primary;
     else out.set(term, { term, weight: queryWeight(term, weights), primary });
   });
+  if (weights.synonym > 0)
+    for (const t of out.values()) {
+      const synonyms = t.weight === 1 ? synonymsOf(t.term) : undefined;
+      if (synonyms) t.synonyms = synonyms;
+    }
   return [...out.values()];
 }
 
@@ -311,7 +334,8 @@ export function bm25Stats(index: Bm25Index, query: string, names: readonly NameM
  * The score no document of the index reaches for `terms`: Σ w_q × idf(t) × (k1 + 1), the limit
  * of each term's saturating part as its frequency grows, plus the largest proximity bonus
  * (proximity.ts: at most `proximity` × min(1, idf) × (k1 + 1) per non-exact term) and passage bonus
- * (passage.ts: at most `passage` × idf × (k1 + 1) per non-exact term), plus the name
+ * (passage.ts: at most `passage` × idf × (k1 + 1) per non-exact term) and title match (`titleMatch`
+ * × idf × (k1 + 1); a synonym class's idf is at most its word's), plus the name
  * bonus of each of `names` (the name terms some store has a document for, with their programs'
  * ranks). A term the index does
  * not hold counts with the idf of an unseen term (it is part of the query, and no document here
@@ -329,7 +353,10 @@ export function bm25Ceiling(
     const idf = bm25Idf(stats.docCount, stats.df.get(term) ?? 0);
     const w = queryWeight(term, weights);
     sum += w * idf * (stats.k1 + 1);
-    if (w === 1) sum += (weights.proximity * Math.min(1, idf) + weights.passage * idf) * (stats.k1 + 1);
+    if (w === 1)
+      sum +=
+        (weights.proximity * Math.min(1, idf) + (weights.passage + weights.titleMatch) * idf) *
+        (stats.k1 + 1);
   }
   for (const [term, rank] of names)
     sum +=
@@ -345,6 +372,13 @@ interface Scratch {
   titleScores: Float64Array;
   headingScores: Float64Array;
   nameScores: Float64Array;
+  titleMatchScores: Float64Array;
+  /** A synonym class's weighted frequencies per field, and the documents it touched (scoreSynonyms). */
+  classBody: Float64Array;
+  classTitle: Float64Array;
+  classHeading: Float64Array;
+  classDocs: Uint32Array;
+  classSeen: Uint8Array;
   /** Which query terms (the first 32) matched each document. */
   matched: Uint32Array;
   /** Documents with a score, in the order first touched. */
@@ -369,6 +403,12 @@ function scratchFor(index: Bm25Index): Scratch {
       titleScores: new Float64Array(n),
       headingScores: new Float64Array(n),
       nameScores: new Float64Array(n),
+      titleMatchScores: new Float64Array(n),
+      classBody: new Float64Array(n),
+      classTitle: new Float64Array(n),
+      classHeading: new Float64Array(n),
+      classDocs: new Uint32Array(n),
+      classSeen: new Uint8Array(n),
       matched: new Uint32Array(n),
       hits: new Uint32Array(n),
       norm,
@@ -380,10 +420,14 @@ function scratchFor(index: Bm25Index): Scratch {
 
 /** A BM25F hit with its score taken apart by field and the query terms it matched. */
 export interface Bm25Hit extends SearchHit {
-  /** Parts of `score` from title and heading occurrences and the name match (the rest is the body's). */
+  /**
+   * Parts of `score` from title and heading occurrences and the name match (the rest is the
+   * body's); `titleScore` includes the title match, also given apart.
+   */
   titleScore: number;
   headingScore: number;
   nameScore: number;
+  titleMatchScore: number;
   /** Indexes into the query's terms (`queryTerms`) of those this document holds (the first 32). */
   matched: number[];
 }
@@ -405,55 +449,59 @@ export function searchBm25F(
   const { k1 } = index.params;
   const n = index.docCount;
   if (n === 0 || k <= 0) return [];
-  const { scores, titleScores, headingScores, nameScores, matched, hits, norm } = scratchFor(index);
+  const scratchArrays = scratchFor(index);
+  const { scores, titleScores, headingScores, nameScores, titleMatchScores, matched, hits, norm } =
+    scratchArrays;
   const wt = weights.title;
   const wh = weights.headings;
   let hitCount = 0;
-  const { postings, postingOffsets } = index;
-  terms.forEach(({ term, weight }, qi) => {
-    const t = findTerm(index, term);
-    if (t < 0 || weight <= 0) return;
-    const idf = weight * bm25Idf(n, index.df[t]!) * (k1 + 1);
-    const bit = qi < 32 ? 2 ** qi : 0;
-    let p = postingOffsets[t]!;
-    const end = postingOffsets[t + 1]!;
-    let doc = 0;
-    const varint = () => {
-      // one byte in the common case (gaps and term frequencies below 64 and 128)
-      let byte = postings[p++]!;
-      let v = byte & 0x7f;
-      for (let shift = 7; byte & 0x80; shift += 7) {
-        byte = postings[p++]!;
-        v += (byte & 0x7f) * 2 ** shift;
-      }
-      return v;
-    };
-    while (p < end) {
-      const head = varint();
-      const tfBody = varint();
-      let tfTitle = 0;
-      let tfHead = 0;
-      if (head % 2 === 1) {
-        tfTitle = varint();
-        tfHead = varint();
-      }
-      doc += Math.floor(head / 2);
-      if (doc >= n) break; // only a damaged index (checksums make this unreachable)
-      if (allowed && allowed[doc] !== 1) continue;
-      const body = tfBody / norm[doc]!;
-      const title = wt * tfTitle;
-      const heading = wh * tfHead;
-      const tt = body + title + heading;
-      if (tt <= 0) continue;
-      const s = (idf * tt) / (k1 + tt);
-      if (scores[doc] === 0) hits[hitCount++] = doc;
-      scores[doc]! += s;
-      if (tfTitle + tfHead > 0) {
-        titleScores[doc]! += (s * title) / tt;
-        headingScores[doc]! += (s * heading) / tt;
-      }
-      matched[doc]! |= bit;
+  // Per term and document: the saturating part, and the title match once the title holds the term.
+  const score = (
+    doc: number,
+    idf: number,
+    body: number,
+    title: number,
+    heading: number,
+    bit: number,
+    titled: boolean,
+  ) => {
+    const tt = body + title + heading;
+    if (tt <= 0) return;
+    const s = (idf * tt) / (k1 + tt);
+    if (scores[doc] === 0) hits[hitCount++] = doc;
+    scores[doc]! += s;
+    if (title + heading > 0) {
+      titleScores[doc]! += (s * title) / tt;
+      headingScores[doc]! += (s * heading) / tt;
     }
+    if (titled && title > 0 && weights.titleMatch > 0) {
+      // `title` / wt is the title frequency (a synonym's weighted): present once it reaches 1.
+      const m = weights.titleMatch * idf * Math.min(1, title / wt);
+      scores[doc]! += m;
+      titleScores[doc]! += m;
+      titleMatchScores[doc]! += m;
+    }
+    matched[doc]! |= bit;
+  };
+  terms.forEach((term, qi) => {
+    if (term.weight <= 0) return;
+    const bit = qi < 32 ? 2 ** qi : 0;
+    const t = findTerm(index, term.term);
+    const synonyms = term.synonyms?.map((x) => findTerm(index, x)).filter((x) => x >= 0) ?? [];
+    if (synonyms.length > 0) {
+      scoreSynonyms(index, term.weight, t, synonyms, allowed, weights, scratchArrays, (doc, idf, b, ti, h) =>
+        score(doc, idf, b, ti, h, bit, true),
+      );
+      return;
+    }
+    if (t < 0) return;
+    const idf = term.weight * bm25Idf(n, index.df[t]!) * (k1 + 1);
+    // An exact form (weight below 1) adds to its stem's match: the title match is the stem's alone.
+    const titled = term.weight === 1;
+    forEachPosting(index, t, (doc, tfBody, tfTitle, tfHead) => {
+      if (allowed && allowed[doc] !== 1) return;
+      score(doc, idf, tfBody / norm[doc]!, wt * tfTitle, wh * tfHead, bit, titled);
+    });
   });
   for (const { ordinals, rank } of names) {
     if (weights.name <= 0) break;
@@ -476,6 +524,7 @@ export function searchBm25F(
       titleScore: titleScores[h.chunkOrdinal]!,
       headingScore: headingScores[h.chunkOrdinal]!,
       nameScore: nameScores[h.chunkOrdinal]!,
+      titleMatchScore: titleMatchScores[h.chunkOrdinal]!,
       matched: m,
     };
   });
@@ -485,9 +534,94 @@ export function searchBm25F(
     titleScores[doc] = 0;
     headingScores[doc] = 0;
     nameScores[doc] = 0;
+    titleMatchScores[doc] = 0;
     matched[doc] = 0;
   }
   return out;
+}
+
+/** Calls `each` with every (document, body tf, title tf, heading tf) of term `t`'s postings. */
+function forEachPosting(
+  index: Bm25Index,
+  t: number,
+  each: (doc: number, tfBody: number, tfTitle: number, tfHead: number) => void,
+): void {
+  const { postings, postingOffsets } = index;
+  let p = postingOffsets[t]!;
+  const end = postingOffsets[t + 1]!;
+  let doc = 0;
+  const varint = () => {
+    // one byte in the common case (gaps and term frequencies below 64 and 128)
+    let byte = postings[p++]!;
+    let v = byte & 0x7f;
+    for (let shift = 7; byte & 0x80; shift += 7) {
+      byte = postings[p++]!;
+      v += (byte & 0x7f) * 2 ** shift;
+    }
+    return v;
+  };
+  while (p < end) {
+    const head = varint();
+    const tfBody = varint();
+    let tfTitle = 0;
+    let tfHead = 0;
+    if (head % 2 === 1) {
+      tfTitle = varint();
+      tfHead = varint();
+    }
+    doc += Math.floor(head / 2);
+    if (doc >= index.docCount) break; // only a damaged index (checksums make this unreachable)
+    each(doc, tfBody, tfTitle, tfHead);
+  }
+}
+
+/**
+ * A query word with synonyms as one term (a weighted synonym class): per document its own
+ * frequencies plus `synonym` × each synonym's, per field, and a document frequency of own +
+ * `synonym` × theirs (capped at the document count), so a class of common words weighs less than
+ * its rarest member. `own` is -1 when the index lacks the word itself. Reports each document's
+ * length-normalised body, weighted title and weighted heading frequencies with the class's idf part.
+ */
+function scoreSynonyms(
+  index: Bm25Index,
+  weight: number,
+  own: number,
+  synonyms: readonly number[],
+  allowed: Uint8Array | undefined,
+  weights: LexicalWeights,
+  s: Scratch,
+  each: (doc: number, idf: number, body: number, title: number, heading: number) => void,
+): void {
+  const n = index.docCount;
+  // Scratch accumulators, re-zeroed where touched: a common word's class spans many chunks.
+  const { classBody, classTitle, classHeading, classDocs, classSeen, norm } = s;
+  let count = 0;
+  let df = 0;
+  const collect = (t: number, w: number) => {
+    df += w * index.df[t]!;
+    forEachPosting(index, t, (doc, tfBody, tfTitle, tfHead) => {
+      if (allowed && allowed[doc] !== 1) return;
+      const body = (w * tfBody) / norm[doc]!;
+      if (classSeen[doc] === 0) {
+        classSeen[doc] = 1;
+        classDocs[count++] = doc;
+      }
+      classBody[doc]! += body;
+      classTitle[doc]! += w * weights.title * tfTitle;
+      classHeading[doc]! += w * weights.headings * tfHead;
+    });
+  };
+  if (own >= 0) collect(own, 1);
+  for (const t of synonyms) collect(t, weights.synonym);
+  const idf = weight * bm25Idf(n, Math.min(n, df)) * (index.params.k1 + 1);
+  for (let i = 0; i < count; i++) {
+    const doc = classDocs[i]!;
+    each(doc, idf, classBody[doc]!, classTitle[doc]!, classHeading[doc]!);
+    classBody[doc] = 0;
+    classTitle[doc] = 0;
+    classHeading[doc] = 0;
+    classSeen[doc] = 0;
+  }
 }
 
 /** The k best documents for `query` by BM25F alone (no proximity), best first. */

@@ -16,9 +16,9 @@ import { walkTerms } from './term-walk.js';
 
 // Lexical ranking of a snapshot (pure): BM25F and the name match (bm25.ts) pick the best
 // RERANK_DEPTH chunks, a proximity bonus (proximity.ts) and the best paragraph's score
-// (passage.ts) re-order them, and each hit says why it scored (matched terms, each signal's
-// share). Only the top of the BM25F list is re-ranked, so the cost of reading positions is bounded
-// whatever the store's size.
+// (passage.ts) re-order them, a document's title match stays with its best chunk only, and each hit
+// says why it scored (matched terms, each signal's share). Only the top of the BM25F list is
+// re-ranked, so the cost of reading positions is bounded whatever the store's size.
 
 /** How many BM25F hits the proximity and passage signals re-rank (at least the k asked for). */
 export const RERANK_DEPTH = 40;
@@ -27,6 +27,10 @@ export interface LexicalHit extends SearchHit {
   explain: LexicalExplain;
 }
 
+/**
+ * The k best chunks for `query`, explained. `documentOf[ordinal]` is a chunk's document: with it,
+ * a document's title match counts for its best chunk only.
+ */
 export function searchLexical(
   index: Bm25Index,
   query: string,
@@ -35,6 +39,7 @@ export function searchLexical(
   allowed?: Uint8Array,
   weights: LexicalWeights = DEFAULT_WEIGHTS,
   names: readonly NameMatch[] = [],
+  documentOf?: Uint32Array,
 ): LexicalHit[] {
   const terms = queryTerms(query, weights);
   const hits = searchBm25F(index, terms, Math.max(k, RERANK_DEPTH), allowed, weights, names);
@@ -58,7 +63,7 @@ export function searchLexical(
     positional && matchedOf[i]!.size > 0 ? walkTerms(textOf(h.chunkOrdinal), matchedOf[i]!) : undefined,
   );
   const avgParagraph = meanParagraphLength(walks.filter((w) => w !== undefined));
-  const ranked = hits.map((h, i) => {
+  const scored = hits.map((h, i) => {
     const matchedStems = matchedOf[i]!;
     const walk = walks[i];
     const norm = 1 - b + (b * index.docLengths[h.chunkOrdinal]!) / avgdl;
@@ -68,12 +73,30 @@ export function searchLexical(
         : 0;
     const passage =
       walk && weights.passage > 0 ? weights.passage * passageScore(walk, matchedStems, k1, avgParagraph) : 0;
-    const score = h.score + proximity + passage;
+    return { h, proximity, passage, titleMatch: h.titleMatchScore, score: h.score + proximity + passage };
+  });
+  byScore(scored);
+  // The title match is the document's, not each chunk's: only its best chunk keeps it, so a page
+  // whose title fits the question does not fill the block with its chunks on that alone.
+  if (documentOf) {
+    const seen = new Set<number>();
+    for (const x of scored) {
+      const doc = documentOf[x.h.chunkOrdinal]!;
+      if (!seen.has(doc)) seen.add(doc);
+      else if (x.titleMatch > 0) {
+        x.score -= x.titleMatch;
+        x.titleMatch = 0;
+      }
+    }
+    byScore(scored);
+  }
+  return scored.slice(0, k).map(({ h, proximity, passage, titleMatch, score }) => {
     const share = (x: number) => (score > 0 ? x / score : 0);
+    const title = h.titleScore - h.titleMatchScore + titleMatch;
     const explain: LexicalExplain = {
       matched: h.matched.map((qi) => terms[qi]!.term),
       shares: {
-        title: share(h.titleScore),
+        title: share(title),
         headings: share(h.headingScore),
         body: share(h.score - h.titleScore - h.headingScore - h.nameScore),
         proximity: share(proximity),
@@ -83,6 +106,8 @@ export function searchLexical(
     };
     return { chunkOrdinal: h.chunkOrdinal, score, explain };
   });
-  ranked.sort((a, b) => b.score - a.score || a.chunkOrdinal - b.chunkOrdinal);
-  return ranked.slice(0, k);
+}
+
+function byScore(list: { h: { chunkOrdinal: number }; score: number }[]): void {
+  list.sort((a, b) => b.score - a.score || a.h.chunkOrdinal - b.h.chunkOrdinal);
 }

@@ -163,6 +163,7 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
         allowedSourceIds ? mask(allowedSourceIds).mask : undefined,
         undefined,
         nameMatches(programs),
+        docOf,
       );
     },
     lexicalStats(query, programs) {

@@ -31,6 +31,8 @@
 // `sudo`, `env`, `time` and variable assignments are skipped.
 // Programs on command and error lines lead the list; the error and warning lines below a command
 // count for its programs too (in a scrollback, the command that failed leads the one before it).
+// When nothing of that names a program, a question or goal may name one in prose (`how to exclude
+// a directory when using find`, `make xz use all cores`; MENTIONS).
 //
 // A long selection keeps its most informative lines within QUERY_WORD_BUDGET words: command lines,
 // then error, fatal and failure lines, then warnings, then the first and last lines of the
@@ -217,6 +219,62 @@ const XTRACE = /^\++ (?=\S)/;
 const COMMAND_LIKE =
   /^(?!.*\?\s*$)[a-z][\w.+-]*(?:(?:\s+\S+){0,3}?\s+(?:--?[A-Za-z]|['"]|\||&&|\w+=)|\s+\S*[./]\S*(?:\s+\S+){0,2}$)/;
 
+// A program named in prose: a question or a goal line names the program it is about (`how to
+// exclude a directory when using find`, `make xz use all CPU cores`, `reattach to my tmux session`).
+// Only places where a word is a program's name in English usage count, never a bare word (`find
+// the PID of a process` is a verb): after `use`/`with`/`in`/… at the end of a clause, before
+// `command`/`option`/`session`/…, after `make` or an auxiliary with a verb after it, before a verb
+// a program is the subject of, and a backticked command. A word that names no document raises
+// nothing, so `in place` or `with care` cost nothing.
+// Not a flag's letters (`the -z flag`), a path's or a file name's part.
+const MENTION_NAME = "(?<![-\\w./'])([A-Za-z][\\w+-]{0,63})";
+const MENTIONS: readonly RegExp[] = [
+  new RegExp(
+    `\\b(?:use|using|uses|with|via|in|into|through|from|run|running|runs|call|calling|invoke|invoking)\\s+(?:the\\s+)?${MENTION_NAME}(?:'s)?(?=\\s*(?:[?,;:!)]|\\.(?:\\s|$)|$)|\\s+(?:command|utility|tool|program|binary|cli|options?|flags?|switch(?:es)?|and|but|so|when|without|while|or|to|instead|itself|alone)\\b)`,
+    'gi',
+  ),
+  new RegExp(
+    `\\b${MENTION_NAME}(?:'s)?\\s+(?:command|utility|tool|program|binary|options?|flags?|switch(?:es)?|sessions?|one-liner|man\\s+page|manpage|prompt|config)\\b`,
+    'gi',
+  ),
+  new RegExp(`\\bmake\\s+${MENTION_NAME}\\s+[a-z]`, 'gi'),
+  new RegExp(`\\b(?:does|do|did|can|will|would|could|should)\\s+${MENTION_NAME}\\s+[a-z]`, 'gi'),
+  new RegExp(
+    `(?<!\\b(?:a|an|the|this|that|each|every|one|any|some|my|your|its|their)\\s+)\\b${MENTION_NAME}\\s+(?:supports?|prints|shows|says|complains|fails|hangs|exits|refuses|keeps|ignores|outputs|reports|returns|won't|doesn't|can't|cannot|isn't)\\b`,
+    'gi',
+  ),
+  /`([A-Za-z][\w.+-]{0,63})[^`]*`/g,
+];
+/** Words a mention pattern can catch that are never a program's name here. */
+const NOT_MENTIONS: ReadonlySet<string> = new Set(
+  (
+    'a an the it its them this that these those there here i you we they he she me my your our their ' +
+    'all some any each every one two both sure which what how who when where why not no so last ' +
+    'previous next same other first new old whole single given main specific following default shell ' +
+    'custom simple multiple several long short entire current unknown invalid illegal bad ' +
+    'unrecognized unsupported missing required wrong'
+  ).split(' '),
+);
+/** A manual's placeholders, not programs when written in capitals (`into DIR`; `dir` is a program). */
+const PLACEHOLDERS: ReadonlySet<string> = new Set(
+  (
+    'DIR FILE FILES PATH NAME PATTERN COMMAND CMD ARGS ARG N NUM NUMBER SIZE MODE USER GROUP OWNER ' +
+    'DEST SRC SOURCE TARGET LIST STRING TEXT PROG PROGRAM DIRECTORY'
+  ).split(' '),
+);
+
+/** The programs a prose line names (see MENTIONS), first seen first. */
+function mentionedPrograms(line: string): string[] {
+  const out: string[] = [];
+  for (const re of MENTIONS)
+    for (const m of line.matchAll(re)) {
+      const name = m[1]!.toLowerCase();
+      if (PLACEHOLDERS.has(m[1]!)) continue;
+      if (!NOT_MENTIONS.has(name) && !out.includes(name)) out.push(name);
+    }
+  return out;
+}
+
 /** The command words of a command line: its first command's and each piped or chained one's. */
 function commandPrograms(line: string): string[] {
   const out: string[] = [];
@@ -281,6 +339,8 @@ interface Line {
   words: number;
   priority: Priority;
   index: number;
+  /** The line before its question words went, when it is prose (no command, nor indented output). */
+  prose: string | undefined;
 }
 
 function emptyDropped(): ShapeDropped {
@@ -423,6 +483,9 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     const lone =
       !command &&
       ((raw.length === 1 && COMMAND_LIKE.test(line)) || (raw.length > 1 && indented && SUGGESTED.test(line)));
+    // Mentions are read before a question loses its words: `does rsync resume …` names rsync by its
+    // auxiliary.
+    const prose = command || lone || indented ? undefined : line;
     if (!command && QUESTION_LINE.test(line)) line = dropQuestionWords(line, dropped);
     if (!line || !/[\p{L}\p{N}]/u.test(line)) continue;
     const key = line.toLowerCase().replace(/\d+/g, '0');
@@ -437,10 +500,17 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     for (const p of shown) programs.set(p, (programs.get(p) ?? 0) + priority + 1);
     if (command || XTRACE.test(line)) ran = shown;
     else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);
-    kept.push({ text: line, words: wordCount(line), priority, index });
+    kept.push({ text: line, words: wordCount(line), priority, index, prose });
   }
 
   const chosen = withinBudget(kept, budget, dropped);
+  // Programs named in prose count only when nothing else in the selection names one, and only on
+  // the lines the query keeps (the budget bounds the cost of reading them).
+  const mentions: string[] = [];
+  if (programs.size === 0)
+    for (const l of chosen)
+      if (l.prose !== undefined)
+        for (const p of mentionedPrograms(l.prose)) if (!mentions.includes(p)) mentions.push(p);
   const query = chosen.map((l) => l.text).join('\n');
   return {
     query,
@@ -449,10 +519,13 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     words: wordCount(squash(query)),
     commands,
     // Map order is first-seen order, and the sort is stable: ties keep it.
-    programs: [...programs]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, MAX_PROGRAMS)
-      .map(([p]) => p),
+    programs:
+      programs.size > 0
+        ? [...programs]
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, MAX_PROGRAMS)
+            .map(([p]) => p)
+        : mentions.slice(0, MAX_PROGRAMS),
     dropped,
   };
 }

@@ -170,7 +170,7 @@ test('the ceiling bounds every score; matching more of the query gets closer to 
       ['=storage', 1],
     ],
   );
-  // an unseen stem adds its saturation limit and its largest proximity and passage bonuses
+  // an unseen stem adds its saturation limit and its largest proximity, passage and title-match bonuses
   const unseen = bm25Idf(5, 0);
   t.true(
     Math.abs(
@@ -178,13 +178,17 @@ test('the ceiling bounds every score; matching more of the query gets closer to 
         bm25Ceiling(stats, ['storag']) -
         unseen * 2.2 -
         DEFAULT_WEIGHTS.proximity * Math.min(1, unseen) * 2.2 -
-        DEFAULT_WEIGHTS.passage * unseen * 2.2,
+        DEFAULT_WEIGHTS.passage * unseen * 2.2 -
+        DEFAULT_WEIGHTS.titleMatch * unseen * 2.2,
     ) < 1e-12,
   );
-  // A document made of the query's terms, repeated side by side, comes close to the ceiling (with
-  // its proximity and passage bonuses: the full lexical score is what the ceiling bounds).
+  // A document made of the query's terms, repeated side by side and titled by them, comes close to
+  // the ceiling (with its proximity, passage and title-match bonuses: the full lexical score is
+  // what the ceiling bounds).
   const texts = [...corpus, 'zebra okapi '.repeat(200)];
-  const dense = await buildBm25(bodies(texts));
+  const dense = await buildBm25(
+    texts.map((body, i) => ({ body, title: i === corpus.length ? 'zebra okapi' : '', headings: '' })),
+  );
   const d = bm25Stats(dense, 'zebra okapi');
   const [best] = searchLexical(dense, 'zebra okapi', 1, (o) => texts[o]!);
   const ratio = best!.score / bm25Ceiling(d, d.df.keys());

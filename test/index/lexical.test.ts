@@ -7,6 +7,7 @@ import {
   DEFAULT_WEIGHTS,
   type LexicalDoc,
   nameTerm,
+  queryTerms,
 } from '../../src/index/bm25.js';
 import { chunkHeadings, documentNames, documentTitle, fileStem } from '../../src/index/fields.js';
 import { searchLexical } from '../../src/index/lexical-search.js';
@@ -236,4 +237,94 @@ test('document names: the file stem and the names a man page NAME line lists', (
   t.is(nameTerm('tar'), 'tar');
   t.is(nameTerm('ssh-keygen'), 'ssh-keygen');
   t.is(nameTerm('python3'), 'python3');
+});
+
+test('synonyms: a user word meets the manual word as one term, weighted, with the class idf', async (t) => {
+  const docs: LexicalDoc[] = [
+    { body: 'delete the old files', title: '', headings: '' },
+    { body: 'remove the old files', title: '', headings: '' },
+    { body: 'copy the old files', title: '', headings: '' },
+    ...Array.from({ length: 7 }, (_, i) => ({
+      body: `filler page ${i} about printers`,
+      title: '',
+      headings: '',
+    })),
+  ];
+  const index = await buildBm25(docs);
+  const textOf = (o: number) => docs[o]!.body;
+  const terms = queryTerms('delete files');
+  t.true(terms[0]!.synonyms!.includes('remov'), JSON.stringify(terms[0]));
+  // An exact form, or a word of no group, has none.
+  t.is(terms.find((x) => x.term === '=delete')!.synonyms, undefined);
+  const score = (weights: typeof DEFAULT_WEIGHTS, ordinal: number) =>
+    searchLexical(index, 'delete files', 10, textOf, undefined, weights).find(
+      (h) => h.chunkOrdinal === ordinal,
+    );
+  // `remove` counts as `delete` (the exact form still favours the user's own word) …
+  const on = { ...DEFAULT_WEIGHTS, synonym: 1 };
+  t.true(score(on, 1)!.score > score(on, 2)!.score);
+  t.true(score(on, 0)!.score > score(on, 1)!.score);
+  t.deepEqual(score(on, 1)!.explain.matched, ['delet', 'file', '=files']);
+  // … at the synonym's weight, and not at all without it.
+  const half = { ...DEFAULT_WEIGHTS, synonym: 0.5 };
+  t.true(score(half, 1)!.score < score(on, 1)!.score && score(half, 1)!.score > score(half, 2)!.score);
+  const off = { ...DEFAULT_WEIGHTS, synonym: 0 };
+  t.is(score(off, 1)!.score, score(off, 2)!.score);
+  t.deepEqual(score(off, 1)!.explain.matched, ['file', '=files']);
+  // The class is as common as its members together: `delete` alone (df 1) weighs more without it.
+  t.true(score(off, 0)!.score > score(on, 0)!.score);
+  // The ceiling still bounds every score.
+  const stats = bm25Stats(index, 'delete files');
+  for (const h of searchLexical(index, 'delete files', 10, textOf))
+    t.true(h.score < bm25Ceiling(stats, stats.df.keys()));
+});
+
+test('title match: a title naming the task outranks a body repeating the words, once per document', async (t) => {
+  const busy = 'count the lines of each file and the output lines count. ';
+  const docs: LexicalDoc[] = [
+    { body: busy.repeat(3), title: 'rsync\nrsync - a fast remote copying tool', headings: '' },
+    {
+      body: '-c, --count  prefix lines by the number of occurrences',
+      title: 'uniq\nuniq - report or omit repeated lines',
+      headings: '',
+    },
+    {
+      body: '-d, --repeated  only print duplicate lines',
+      title: 'uniq\nuniq - report or omit repeated lines',
+      headings: '',
+    },
+    ...Array.from({ length: 17 }, (_, i) => ({
+      body: `page ${i} about printers`,
+      title: `lp${i}`,
+      headings: '',
+    })),
+  ];
+  const index = await buildBm25(docs);
+  const textOf = (o: number) => docs[o]!.body;
+  const query = 'count repeated lines in a file';
+  // Synonyms apart (`repeated` has some), so the bonus below is each word's own idf.
+  const W = { ...DEFAULT_WEIGHTS, synonym: 0 };
+  // Without the title match the busy body wins: inside BM25F the title's evidence saturates with it.
+  const flat = searchLexical(index, query, 3, textOf, undefined, { ...W, titleMatch: 0 });
+  t.is(flat[0]!.chunkOrdinal, 0);
+  const hits = searchLexical(index, query, 3, textOf, undefined, W);
+  t.is(hits[0]!.chunkOrdinal, 1, JSON.stringify(hits));
+  // Each query stem in the title adds titleMatch × idf × (k1 + 1): `repeat` and `line` here.
+  const idf = (term: string) => bm25Idf(20, bm25Stats(index, term).df.get(term)!);
+  const bonus = W.titleMatch * (idf('repeat') + idf('line')) * 2.2;
+  const of = (list: typeof hits, o: number) => list.find((h) => h.chunkOrdinal === o)!;
+  t.true(Math.abs(of(hits, 1).score - of(flat, 1).score - bonus) < 1e-9);
+  // With the chunks' documents known, only the document's best chunk keeps the title match.
+  const documentOf = Uint32Array.from([0, 1, 1, ...Array.from({ length: 17 }, (_, i) => i + 2)]);
+  const once = searchLexical(index, query, 3, textOf, undefined, W, [], documentOf);
+  t.true(Math.abs(of(once, 1).score - of(hits, 1).score) < 1e-9);
+  t.true(Math.abs(of(once, 2).score - of(flat, 2).score) < 1e-9);
+  t.true(of(once, 2).explain.shares.title < of(hits, 2).explain.shares.title);
+  // The defaults (synonyms on) rank the same way.
+  t.is(
+    searchLexical(index, query, 3, textOf, undefined, DEFAULT_WEIGHTS, [], documentOf)[0]!.chunkOrdinal,
+    1,
+  );
+  const stats = bm25Stats(index, query);
+  for (const h of hits) t.true(h.score < bm25Ceiling(stats, stats.df.keys()));
 });

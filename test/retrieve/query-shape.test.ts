@@ -426,11 +426,12 @@ test('programs: the command words and the `prog:` of real output, leading progra
   // A lone line that reads as a command (a flag, a quote, a path among its arguments).
   t.deepEqual(shapeQuery("awk -F: '$3 >= 1000 {print $1}' /etc/passwd").programs, ['awk']);
   t.deepEqual(shapeQuery('rsync -avz --delete src/ host:dst/').programs, ['rsync']);
-  // Labels are not programs, and prose names none.
+  // Labels are not programs, and prose names one only where English uses a word as a program's
+  // name (see the mentions test): never as a command.
   t.deepEqual(shapeQuery("error: pathspec 'x' did not match any file(s) known to git").programs, []);
   t.deepEqual(shapeQuery('how do I extract a tar archive?').programs, []);
   t.deepEqual(shapeQuery('list the files in /etc that changed today').programs, []);
-  t.deepEqual(shapeQuery('make tar skip existing files with --skip-old-files').programs, []);
+  t.deepEqual(shapeQuery('make tar skip existing files with --skip-old-files').programs, ['tar']);
   t.deepEqual(shapeQuery('sort -n data.txt?').programs, []);
   // A question stays prose once its question words are dropped: neither `the` nor `use` ran.
   t.deepEqual(shapeQuery('What does the -z flag of sort do?').programs, []);
@@ -496,4 +497,45 @@ test('programs: in a scrollback the command whose output holds the errors leads 
     'python3',
     'ls',
   ]);
+});
+
+test('programs: a question or goal names a program where English uses the word as one, else none', (t) => {
+  const named: [string, string[]][] = [
+    ['how to exclude a directory when using find', ['find']],
+    ['Is there a way to skip existing files with rsync?', ['rsync']],
+    ['In tar, how can I keep old files?', ['tar']],
+    ['where does the output go when I run something with nohup', ['nohup']],
+    ['how to get raw string output from jq without the quotes', ['jq']],
+    ['What grep option lets me ignore case?', ['grep']],
+    ['how do I reattach to my tmux session after my connection dropped', ['tmux']],
+    ['perl one-liner to do a regex search and replace', ['perl']],
+    ['make xz use all CPU cores when compressing', ['xz']],
+    ['Does less show line numbers?', ['less']],
+    ['list which message digest algorithms openssl supports', ['openssl']],
+    ['run `git log --oneline` from a script', ['git']],
+    ['connect with SSH', ['ssh']],
+  ];
+  for (const [q, programs] of named) t.deepEqual(shapeQuery(q).programs, programs, q);
+  // A word that is a program's name but used as a verb, a noun or a placeholder names nothing.
+  const none = [
+    'find the PID of a process by name',
+    'count lines in a file',
+    'make a script executable',
+    'how to run a command in less than 5 seconds',
+    'Move all source args into DIR',
+    'what does the last command do',
+    'sort a file numerically by the second column',
+    'how do I extract a tar archive?',
+  ];
+  for (const q of none) t.deepEqual(shapeQuery(q).programs, [], q);
+});
+
+test('programs: a program the selection shows outranks any named in its prose', (t) => {
+  const ls = run('ls', ['/nonexistent-kortty']);
+  // `unknown option` is output, not a program; git's usage line names git.
+  const git = run('git', ['--kortty-bogus']);
+  t.regex(git, /^unknown option: --kortty-bogus$/m);
+  t.deepEqual(shapeQuery(git).programs, ['git']);
+  // A note typed under real output (`… with sudo`) does not displace the program that failed.
+  t.deepEqual(shapeQuery(`$ ls /nonexistent-kortty\n${ls}\nhow do I fix this with sudo?`).programs, ['ls']);
 });

@@ -163,6 +163,25 @@ test('the question proxy: the first DESCRIPTION sentence with every name of the 
     [['proxy-awk', 'proxy', 'awk']],
   );
   t.deepEqual(notes, ['proxy zz: skipped, no usable DESCRIPTION sentence']);
+  // A sentence several pages open with judges none of them: each question starts after it.
+  const gnu = (name: string, what: string) =>
+    `NAME\n       ${name} - x\n\nDESCRIPTION\n       This manual page documents the GNU version of ${name}.  ${name} ${what}.\n`;
+  const boiler = assembleProxy([
+    { name: 'find', text: gnu('find', 'searches the directory tree rooted at each starting point') },
+    { name: 'rm', text: gnu('rm', 'removes each specified file, but not directories by default') },
+  ]);
+  t.deepEqual(
+    boiler.queries.map((q) => q.text),
+    [
+      'the program searches the directory tree rooted at each starting point.',
+      'the program removes each specified file, but not directories by default.',
+    ],
+  );
+  // Alone, the page keeps its first sentence (it is the page's own, as far as the set knows).
+  t.is(
+    descriptionQuestion('rm', gnu('rm', 'removes files')),
+    'This manual page documents the GNU version of the program.',
+  );
 });
 
 test('textbook BM25: lowercase ASCII words, Okapi scores by hand, ties to the lower ordinal', (t) => {
