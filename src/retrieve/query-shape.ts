@@ -222,7 +222,8 @@ const COMMAND_LIKE =
 // A program named in prose: a question or a goal line names the program it is about (`how to
 // exclude a directory when using find`, `make xz use all CPU cores`, `reattach to my tmux session`).
 // Only places where a word is a program's name in English usage count, never a bare word (`find
-// the PID of a process` is a verb): after `use`/`with`/`in`/… at the end of a clause, before
+// the PID of a process` is a verb): right after `use`/`with`/`in`/`of`/… at the end of a clause
+// (`in the file` is a noun's place, so no article may come between), before
 // `command`/`option`/`session`/…, after `make` or an auxiliary with a verb after it, before a verb
 // a program is the subject of, and a backticked command. A word that names no document raises
 // nothing, so `in place` or `with care` cost nothing.
@@ -230,7 +231,7 @@ const COMMAND_LIKE =
 const MENTION_NAME = "(?<![-\\w./'])([A-Za-z][\\w+-]{0,63})";
 const MENTIONS: readonly RegExp[] = [
   new RegExp(
-    `\\b(?:use|using|uses|with|via|in|into|through|from|run|running|runs|call|calling|invoke|invoking)\\s+(?:the\\s+)?${MENTION_NAME}(?:'s)?(?=\\s*(?:[?,;:!)]|\\.(?:\\s|$)|$)|\\s+(?:command|utility|tool|program|binary|cli|options?|flags?|switch(?:es)?|and|but|so|when|without|while|or|to|instead|itself|alone)\\b)`,
+    `\\b(?:use|using|uses|with|via|in|into|through|from|of|run|running|runs|call|calling|invoke|invoking)\\s+${MENTION_NAME}(?:'s)?(?=\\s*(?:[?,;:!)]|\\.(?:\\s|$)|$)|\\s+(?:command|utility|tool|program|binary|cli|options?|flags?|switch(?:es)?|and|but|so|when|without|while|or|to|instead|itself|alone|do|does)\\b)`,
     'gi',
   ),
   new RegExp(

@@ -433,8 +433,9 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery('list the files in /etc that changed today').programs, []);
   t.deepEqual(shapeQuery('make tar skip existing files with --skip-old-files').programs, ['tar']);
   t.deepEqual(shapeQuery('sort -n data.txt?').programs, []);
-  // A question stays prose once its question words are dropped: neither `the` nor `use` ran.
-  t.deepEqual(shapeQuery('What does the -z flag of sort do?').programs, []);
+  // A question stays prose once its question words are dropped: neither `the` nor `use` ran (the
+  // question names sort in prose: `of sort`).
+  t.deepEqual(shapeQuery('What does the -z flag of sort do?').programs, ['sort']);
   t.deepEqual(shapeQuery('how do I use tar -x').programs, []);
   t.deepEqual(shapeQuery('which -a python3 | head').programs, ['which', 'head']);
   // At most four, in order of weight.
@@ -514,6 +515,8 @@ test('programs: a question or goal names a program where English uses the word a
     ['list which message digest algorithms openssl supports', ['openssl']],
     ['run `git log --oneline` from a script', ['git']],
     ['connect with SSH', ['ssh']],
+    ['what does --delete with rsync do?', ['rsync']],
+    ['the output of ls', ['ls']],
   ];
   for (const [q, programs] of named) t.deepEqual(shapeQuery(q).programs, programs, q);
   // A word that is a program's name but used as a verb, a noun or a placeholder names nothing.
@@ -525,6 +528,8 @@ test('programs: a question or goal names a program where English uses the word a
     'Move all source args into DIR',
     'what does the last command do',
     'sort a file numerically by the second column',
+    'replace text in the file',
+    'the size of the file',
     'how do I extract a tar archive?',
   ];
   for (const q of none) t.deepEqual(shapeQuery(q).programs, [], q);
