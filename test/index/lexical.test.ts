@@ -16,6 +16,9 @@ import { tokenize } from '../../src/index/tokenize.js';
 // The terminal- and code-aware tokenizer, the stemmer, the fields, proximity and the explanation,
 // on real indexes built by buildBm25.
 
+/** A chunk with a body and its document's title, no headings. */
+const titled = (body: string, title: string): LexicalDoc => ({ body, title, headings: '' });
+
 const has =
   (text: string, ...terms: string[]) =>
   (t: import('ava').ExecutionContext) => {
@@ -163,17 +166,9 @@ test('name match: the page named after the program outranks a page that mentions
   const busy =
     'tar archives: tar -xzf unpacks a tar.gz, tar -tf lists a tar file, tar cannot open what is missing. ';
   const docs: LexicalDoc[] = [
-    { body: busy.repeat(6), title: 'lesspipe\nlesspipe - input preprocessor for less', headings: '' },
-    {
-      body: 'Create and extract archives. Options: -x extract, -f file.',
-      title: 'tar\ntar - an archiving utility',
-      headings: '',
-    },
-    {
-      body: 'Compress or expand files.',
-      title: 'gzip\ngzip, gunzip - compress or expand files',
-      headings: '',
-    },
+    titled(busy.repeat(6), 'lesspipe\nlesspipe - input preprocessor for less'),
+    titled('Create and extract archives. Options: -x extract, -f file.', 'tar\ntar - an archiving utility'),
+    titled('Compress or expand files.', 'gzip\ngzip, gunzip - compress or expand files'),
     // Other pages of the collection: the name's idf counts over all chunks, as in a real store.
     ...Array.from({ length: 17 }, (_, i) => ({
       body: `page ${i} about printers and queues`,
@@ -282,17 +277,12 @@ test('synonyms: a user word meets the manual word as one term, weighted, with th
 test('title match: a title naming the task outranks a body repeating the words, once per document', async (t) => {
   const busy = 'count the lines of each file and the output lines count. ';
   const docs: LexicalDoc[] = [
-    { body: busy.repeat(3), title: 'rsync\nrsync - a fast remote copying tool', headings: '' },
-    {
-      body: '-c, --count  prefix lines by the number of occurrences',
-      title: 'uniq\nuniq - report or omit repeated lines',
-      headings: '',
-    },
-    {
-      body: '-d, --repeated  only print duplicate lines',
-      title: 'uniq\nuniq - report or omit repeated lines',
-      headings: '',
-    },
+    titled(busy.repeat(3), 'rsync\nrsync - a fast remote copying tool'),
+    titled(
+      '-c, --count  prefix lines by the number of occurrences',
+      'uniq\nuniq - report or omit repeated lines',
+    ),
+    titled('-d, --repeated  only print duplicate lines', 'uniq\nuniq - report or omit repeated lines'),
     ...Array.from({ length: 17 }, (_, i) => ({
       body: `page ${i} about printers`,
       title: `lp${i}`,
