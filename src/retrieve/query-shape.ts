@@ -246,6 +246,8 @@ const MENTIONS: readonly RegExp[] = [
   ),
   /`([A-Za-z][\w.+-]{0,63})[^`]*`/g,
 ];
+/** A question is a sentence or two: a longer line (minified code, a dump) is read this far for mentions. */
+const MAX_PROSE_CHARS = 1000;
 /** Words a mention pattern can catch that are never a program's name here. */
 const NOT_MENTIONS: ReadonlySet<string> = new Set(
   (
@@ -263,6 +265,14 @@ const PLACEHOLDERS: ReadonlySet<string> = new Set(
     'DEST SRC SOURCE TARGET LIST STRING TEXT PROG PROGRAM DIRECTORY'
   ).split(' '),
 );
+
+/** The line's first MAX_PROSE_CHARS characters, cut at a blank so no word is cut in two. */
+function proseHead(line: string): string {
+  if (line.length <= MAX_PROSE_CHARS) return line;
+  const cut = line.lastIndexOf(' ', MAX_PROSE_CHARS);
+  // One word of that length is no prose (a hash, minified code): nothing to read.
+  return cut > 0 ? line.slice(0, cut) : '';
+}
 
 /** The programs a prose line names (see MENTIONS), first seen first. */
 function mentionedPrograms(line: string): string[] {
@@ -511,7 +521,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   if (programs.size === 0)
     for (const l of chosen)
       if (l.prose !== undefined)
-        for (const p of mentionedPrograms(l.prose)) if (!mentions.includes(p)) mentions.push(p);
+        for (const p of mentionedPrograms(proseHead(l.prose))) if (!mentions.includes(p)) mentions.push(p);
   const query = chosen.map((l) => l.text).join('\n');
   return {
     query,

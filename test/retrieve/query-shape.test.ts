@@ -533,6 +533,12 @@ test('programs: a question or goal names a program where English uses the word a
     'how do I extract a tar archive?',
   ];
   for (const q of none) t.deepEqual(shapeQuery(q).programs, [], q);
+  // A long line is read for mentions only as far as a question goes, and never cut inside a word.
+  t.deepEqual(shapeQuery(`how to exclude a directory when using find? ${'now '.repeat(400)}`).programs, [
+    'find',
+  ]);
+  t.deepEqual(shapeQuery(`${'now '.repeat(400)}when using find`).programs, []);
+  t.deepEqual(shapeQuery(`${'now '.repeat(247)}when using findutils`).programs, []);
 });
 
 test('programs: a program the selection shows outranks any named in its prose', (t) => {
