@@ -1,7 +1,7 @@
 // `npm run bench`: every figure is a ratio against an anchor measured in the same run
 // (openssl sha256 of the same bytes, bare tiktoken, the bare model call, a plain copy, exact
 // search, raw hnswlib, splitting a selection into lines). Pass names to run a subset: `npm run bench -- scan index`.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -38,7 +38,17 @@ const SUITES: Record<string, () => Promise<BenchRow[]>> = {
 };
 
 async function main() {
-  process.env.KORTTY_HOME ??= mkdtempSync(join(tmpdir(), 'kortty-bench-home-'));
+  // A home made here is the bench's own and goes with it; one passed in is the caller's.
+  const ownHome = process.env.KORTTY_HOME ? undefined : mkdtempSync(join(tmpdir(), 'kortty-bench-home-'));
+  if (ownHome) process.env.KORTTY_HOME = ownHome;
+  try {
+    await runSuites();
+  } finally {
+    if (ownHome) rmSync(ownHome, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+async function runSuites() {
   const wanted = process.argv.slice(2);
   const names = wanted.length ? wanted : Object.keys(SUITES);
   const rows: BenchRow[] = [];
