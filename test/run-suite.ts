@@ -6,7 +6,7 @@
 // Arguments are passed to ava unchanged (`npm test -- dist/test/index/*.test.js`).
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,6 +15,9 @@ import { dirname, join } from 'node:path';
 const avaCli = join(dirname(createRequire(import.meta.url).resolve('ava')), 'cli.mjs');
 // Short on purpose: sockets live below it and Linux caps their paths at 107 bytes.
 const root = mkdtempSync(join(tmpdir(), 'kt-'));
+// Like /tmp itself: tests that drop to another user (permission and read-only-home cases) must
+// still reach and create their own directories below it.
+chmodSync(root, 0o1777);
 
 const child = spawn(process.execPath, [avaCli, ...process.argv.slice(2)], {
   stdio: 'inherit',

@@ -48,6 +48,12 @@ export function keyBytes(key: string): string {
   throw new Error(`no bytes known for key ${key}`);
 }
 
+/**
+ * Columns for screens whose assertions read whole temporary paths: wide enough that the length of
+ * the directory TMPDIR points at (a private one under `npm test`, a long one on macOS) wraps none.
+ */
+export const PATH_COLS = 132;
+
 export interface StartOptions {
   home: string;
   keymap?: string;

@@ -8,7 +8,7 @@ import { search } from '../../src/retrieve/search.js';
 import { runsDir } from '../../src/storage/paths.js';
 import { findStore, updateSources } from '../../src/store/engine.js';
 import { homeWithStore, prose, removeTempDirs, sourceTree } from './env.js';
-import { startTui } from './harness.js';
+import { PATH_COLS, startTui } from './harness.js';
 
 test.after.always(removeTempDirs);
 
@@ -33,7 +33,7 @@ test('Test search shows the block with [R1] markers, paths and scores and opens 
     'guide.md': prose('carrots', 30, 3),
   });
   const editor = await fakeEditor();
-  const tui = await startTui({ home, env: { EDITOR: editor.path } });
+  const tui = await startTui({ home, cols: PATH_COLS, env: { EDITOR: editor.path } });
   try {
     let s = await tui.press('stores.testSearch');
     t.true(s.includes('Test search · Docs'), s);
@@ -91,7 +91,7 @@ test('Runs view lists recent AI actions with their excerpts and flags stale cita
   await writeFile(join(root, 'apples.md'), prose('apples', 31, 5));
   await updateSources('Docs', 'all', {}, home);
 
-  const tui = await startTui({ home });
+  const tui = await startTui({ home, cols: PATH_COLS });
   try {
     let s = await tui.press('universal.tabRuns');
     s = await tui.waitFor('Runs (1)');

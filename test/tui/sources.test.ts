@@ -6,7 +6,7 @@ import { storeDir } from '../../src/storage/paths.js';
 import { findStore } from '../../src/store/engine.js';
 import { homeWithStore, prose, removeTempDirs, sourceTree } from './env.js';
 import { choosePath, focusField, highlighted, selectRow } from './flows.js';
-import { startTui } from './harness.js';
+import { PATH_COLS, startTui } from './harness.js';
 
 test.after.always(removeTempDirs);
 
@@ -18,7 +18,7 @@ test('Update now after edits, disable/enable, remove the source, delete the stor
     'apples.md': prose('apples', 30, 1),
     'bikes.txt': prose('bikes', 20, 2),
   });
-  const tui = await startTui({ home });
+  const tui = await startTui({ home, cols: PATH_COLS });
   try {
     let s = await tui.press('stores.open');
     t.regex(highlighted(s), /folder manual READY\s+2\/2/);
