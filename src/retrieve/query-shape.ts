@@ -27,7 +27,8 @@
 // `zip error: …`, `/usr/bin/ld: …`, `-bash: …`); the program a `usage:` line, a `Try 'prog --help'`
 // hint or a quoted command to run (`(use "git add" to track)`) names; the shell of a script's error
 // (`install.sh: line 4: …`); the format a file is not (`not a git repository`); and the program of
-// an output form that is one program's (make's `file:2: *** …`, wget's `--date time--  URL`).
+// an output form or a line opening that is one program's (make's `file:2: *** …`, wget's
+// `--date time--  URL`, git's `fatal: `; SIGNATURES, OPENINGS).
 // `sudo`, `env`, `time` and variable assignments are skipped.
 // Programs on command and error lines lead the list; the error and warning lines below a command
 // count for its programs too (in a scrollback, the command that failed leads the one before it).
@@ -182,13 +183,41 @@ const OUTPUT_PROGRAM =
 // print lines of the same form.
 const SCRIPT_ERROR = /^(?:\S*\/)?[\w.+-]+\.(?:sh|bash): (line )?\d+: /;
 // Output forms that are one program's although they do not name it: make's error marker after a
-// makefile's line (`broken.mk:2: *** missing separator.  Stop.`) and wget's first line for each URL
-// (`--2026-03-14 09:27:05--  http://…`). Read before timestamps are dropped, anywhere after a blank
-// (a CI log's own timestamp comes first). Each with a literal the line must hold, which most lines
-// fail at once.
+// makefile's line (`broken.mk:2: *** missing separator.  Stop.`), wget's first line for each URL
+// (`--2026-03-14 09:27:05--  http://…`), a line of OpenSSL's error queue as its command-line tool
+// prints it (`40578284FF7E0000:error:8000006F:system library:BIO_connect:…`; libraries that embed
+// OpenSSL's reason quote it inside their own message, never at a line's start), and the place Perl
+// appends to every `die` and warning (`… at -e line 1.`, `syntax error at s.pl line 1, near …`),
+// and Node's own modules in a stack (`node:internal/modules/cjs/loader:1210`).
+// Read before timestamps and hex numbers are dropped, anywhere after a blank (a CI log's own
+// timestamp comes first). Each with a literal the line must hold, which most lines fail at once.
 const SIGNATURES: ReadonlyArray<readonly [string, RegExp, string]> = [
   [': *** ', /(?:^|\s)[^\s:]+:\d+: \*\*\* /, 'make'],
   ['-- ', /(?:^|\s)--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- +(?:https?|ftps?):\/\//, 'wget'],
+  [':error:', /(?:^|\s)[0-9A-F]{8,16}:error:[0-9A-F]{8}:/, 'openssl'],
+  [' line ', / at \S+ line \d+(?:\.$|, )/, 'perl'],
+  ['node:internal/', /(?:^|[\s(])node:internal\//, 'node'],
+];
+// Openings of a line that are one program's: git's `fatal: ` and `hint: ` (other programs put
+// their name first: `postfix/smtpd[7]: fatal: …`) and its refusal to merge a name it cannot
+// resolve; jq's `parse error: … at line 1, column 9` (before 1.7 jq printed it without its name);
+// a Python traceback's header and frames (`Traceback (most recent call last):`,
+// `  File "app.py", line 3, in main`); tmux's bare client errors (`no server running on …`,
+// `no sessions`, `can't find session: x`); and the openssl tool's `Could not read certificate
+// from x` / `Unable to load certificate` (curl and servers say so after their own name). Read on
+// the line as shaped, so a timestamp or an indent that came first is gone.
+const OPENINGS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^(?:fatal|hint): |^merge: \S+ - not something we can merge$/, 'git'],
+  [/^parse error: .* at line \d+, column \d+$/, 'jq'],
+  [/^Traceback \(most recent call last\):$|^File "[^"]+", line \d+(?:, in |$)/, 'python'],
+  [
+    /^(?:no server running on \S|no sessions$|can't find (?:session|window|pane|client): |sessions should be nested with care)/,
+    'tmux',
+  ],
+  [
+    /^(?:Could not read|[Uu]nable to load) (?:(?:private |public )?key|certificates?|certificate file|CRL|X509 request|Private Key|Public Key)\b/,
+    'openssl',
+  ],
 ];
 const USAGE = /^usage: +(?:\S*\/)?([A-Za-z0-9][\w.+-]*)/i;
 const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b/;
@@ -202,10 +231,11 @@ const NOT_FORMAT =
   /\b(?:not|like) (?:an?|in) ([a-z][\w.+-]{0,63}) (?:repository|file|archive|format|database)\b/gi;
 // Its article: a case-sensitive pattern that opens with a space, which most lines fail at once.
 const ARTICLE = / (?:an?|in) [a-z]/;
-// A command the output suggests on an indented line of its own, with a flag among its first four
-// words: git's `    git push --set-upstream origin feature`. The flag keeps out indented code
-// (`    file = open("x")`) and stack frames (`    at Object.<anonymous> (/app.js:1:2)`).
-const SUGGESTED = /^[a-z][\w.+-]*(?: (?!=)\S+){0,3}? --?[A-Za-z]/;
+// A command the output suggests on an indented line of its own, with a flag or a `<placeholder>`
+// among its first four words: git's `    git push --set-upstream origin feature`,
+// `    git remote add <name> <url>`. These keep out indented code (`    file = open("x")`) and stack
+// frames (`    at Object.<anonymous> (/app.js:1:2)`: the placeholder must stand as a word).
+const SUGGESTED = /^[a-z][\w.+-]*(?: (?!=)\S+){0,3}? (?:--?[A-Za-z]|<[a-z][\w-]*>(?:\s|$))/;
 // An indented line of output: a suggestion, a stack frame, code, or a dumped object's `key: value`
 // (`  code: 'MODULE_NOT_FOUND',` after node's error), never a program's own `prog: message`.
 const INDENT = /^(?: {2,}|\t)/;
@@ -319,9 +349,12 @@ function linePrograms(
   const trace = XTRACE.exec(line);
   if (command || trace) return commandPrograms(trace ? line.slice(trace[0].length) : line);
   const out: string[] = [];
-  const script = indented ? null : SCRIPT_ERROR.exec(line);
-  const prog = indented ? undefined : OUTPUT_PROGRAM.exec(line)?.[1];
-  if (script) out.push(script[1] ? 'bash' : 'sh');
+  // An opening that is one program's is read first: jq's `parse error: ` is no `prog: `.
+  const opening = OPENINGS.find(([form]) => form.test(line))?.[1];
+  const script = indented || opening ? null : SCRIPT_ERROR.exec(line);
+  const prog = indented || opening ? undefined : OUTPUT_PROGRAM.exec(line)?.[1];
+  if (opening) out.push(opening);
+  else if (script) out.push(script[1] ? 'bash' : 'sh');
   else if (prog && !LABELS.has(prog)) out.push(prog);
   const usage = USAGE.exec(line)?.[1];
   if (usage) out.push(usage.toLowerCase());

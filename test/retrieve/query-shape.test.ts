@@ -471,14 +471,116 @@ test('programs: an indented command with a flag that output suggests; indented c
   t.regex(push, /^ {4}git push --set-upstream origin feature$/m);
   t.is(shapeQuery(push).programs[0], 'git');
   // Python shows the failing line of code indented, node its stack frames and the error's fields
-  // (`  code: 'MODULE_NOT_FOUND',`): no command, and no `prog:`.
+  // (`  code: 'MODULE_NOT_FOUND',`): no command, and no `prog:`. Only the interpreter's own forms
+  // name a program (a traceback's header, node's `node:internal/` frames).
   await writeFile(join(dir, 'app.py'), 'file = open("missing.txt", "r")\n');
   const py = run('python3', [join(dir, 'app.py')]);
   t.regex(py, /^ {4}file = open\("missing\.txt", "r"\)$/m);
   await writeFile(join(dir, 'app.js'), 'const file = require("./missing-kortty");\n');
   const js = run('node', [join(dir, 'app.js')]);
   t.regex(js, /^ {4}at /m);
-  for (const out of [py, js]) t.deepEqual(shapeQuery(out).programs, [], out);
+  t.regex(js, /^ {2}code: 'MODULE_NOT_FOUND',$/m);
+  t.deepEqual(shapeQuery(py).programs, ['python'], py);
+  t.deepEqual(shapeQuery(js).programs, ['node'], js);
+  // Without the interpreter's forms the same lines name nothing.
+  const frames = (out: string) =>
+    lines(out)
+      .filter((l) => !/Traceback|File "|node:internal/.test(l))
+      .join('\n');
+  for (const out of [py, js]) t.deepEqual(shapeQuery(frames(out)).programs, [], out);
+});
+
+test('programs: output forms and line openings that are one program’s although they do not name it', async (t) => {
+  const dir = await scratch();
+  const env = { HOME: dir, GIT_CEILING_DIRECTORIES: dir };
+  // git: `fatal: ` and `hint: ` open its lines, and its advice shows commands with placeholders.
+  const repo = join(dir, 'repo');
+  const init = run('git', ['init', repo], { env });
+  t.regex(init, /^hint: Using 'master' as the name for the initial branch/m);
+  t.deepEqual(shapeQuery(lines(init).find((l) => l.startsWith('hint: '))!).programs, ['git']);
+  const push = run('git', ['-C', repo, 'push'], { env });
+  t.regex(push, /^fatal: No configured push destination\.$/m);
+  t.regex(push, /^ {4}git remote add <name> <url>$/m);
+  t.deepEqual(shapeQuery(push).programs, ['git']);
+  t.deepEqual(shapeQuery(lines(push)[0]!).programs, ['git']);
+  t.deepEqual(shapeQuery(push.replace(/^fatal: .*\n/, '')).programs, ['git'], 'the suggested command alone');
+  run(
+    'git',
+    [
+      '-C',
+      repo,
+      '-c',
+      'user.name=k',
+      '-c',
+      'user.email=k@example.org',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'x',
+    ],
+    { env },
+  );
+  const merge = run('git', ['-C', repo, 'merge', 'kortty-no-such'], { env });
+  t.is(merge, 'merge: kortty-no-such - not something we can merge');
+  t.deepEqual(shapeQuery(merge).programs, ['git'], 'not `merge`');
+  // Another program's `fatal:` comes after its own name.
+  t.deepEqual(shapeQuery('postfix/smtpd[4242]: fatal: open database /etc/postfix/access.db').programs, []);
+  // jq before 1.7 printed its parse errors without its name; 1.7 prints `jq: parse error: …`.
+  await writeFile(join(dir, 'bad.json'), '{"a": 1,, }\n');
+  const jq = run('jq', ['.', join(dir, 'bad.json')]);
+  t.regex(jq, /parse error: .* at line 1, column \d+$/);
+  t.deepEqual(shapeQuery(jq).programs, ['jq']);
+  const jqCompile = run('jq', ['if', join(dir, 'bad.json')]);
+  t.regex(jqCompile, /at <top-level>, line 1:/);
+  t.deepEqual(shapeQuery(jqCompile).programs, ['jq'], "jq's own `line 1:` is no Perl place");
+  // Perl appends ` at FILE line N.` to its errors and warnings.
+  const perlModule = run('perl', ['-e', 'use Kortty::NoSuch;']);
+  t.regex(perlModule, /^Can't locate Kortty\/NoSuch\.pm in @INC .* at -e line 1\.$/m);
+  t.deepEqual(shapeQuery(perlModule).programs, ['perl']);
+  await writeFile(join(dir, 'report.pl'), 'my $x = ;\n');
+  const perlSyntax = run('perl', [join(dir, 'report.pl')]);
+  t.regex(perlSyntax, /^syntax error at \S+report\.pl line 1, near "= ;"$/m);
+  t.deepEqual(shapeQuery(perlSyntax).programs, ['perl']);
+  t.deepEqual(shapeQuery('ERROR:  syntax error at or near "SELEC"\nLINE 1: SELEC 1;').programs, []);
+  // The openssl tool prints OpenSSL's error queue, one `thread:error:code:` line per entry; a
+  // program that embeds OpenSSL quotes a reason inside its own message.
+  await writeFile(join(dir, 'req.pem'), 'hello\n');
+  const openssl = run('openssl', ['req', '-in', join(dir, 'req.pem')]);
+  t.regex(openssl, /^[0-9A-F]{8,16}:error:[0-9A-F]{8}:PEM routines:/m);
+  t.deepEqual(shapeQuery(openssl).programs, ['openssl']);
+  t.deepEqual(
+    shapeQuery('curl: (35) OpenSSL/3.0.11: error:0A00010B:SSL routines::wrong version number').programs,
+    ['curl'],
+  );
+  // The openssl tool's own refusals to read a file.
+  const x509 = run('openssl', ['x509', '-in', join(dir, 'req.pem')]);
+  t.regex(x509, /^(?:Could not read|unable to load) certificate/im);
+  t.deepEqual(shapeQuery(x509).programs, ['openssl']);
+  t.deepEqual(shapeQuery('curl: (58) unable to load client key: -8178 (SEC_ERROR_BAD_KEY)').programs, [
+    'curl',
+  ]);
+  // tmux's client errors carry no name. Attaching starts a server that finds no session and
+  // exits; the socket it leaves has no server behind it after.
+  const sock = join(dir, 'tmux.sock');
+  const noSessions = run('tmux', ['-S', sock, 'attach', '-t', 'work']);
+  t.is(noSessions, 'no sessions');
+  const noServer = run('tmux', ['-S', sock, 'ls']);
+  t.is(noServer, `no server running on ${sock}`);
+  for (const out of [noServer, noSessions]) t.deepEqual(shapeQuery(out).programs, ['tmux'], out);
+  // A Python frame or a node stack on its own still names its interpreter.
+  await writeFile(join(dir, 'app.py'), 'import kortty_no_such_module\n');
+  const py = run('python3', [join(dir, 'app.py')]);
+  const frame = lines(py).find((l) => l.startsWith('  File '))!;
+  t.regex(frame, /^ {2}File ".*app\.py", line 1, in <module>$/);
+  t.deepEqual(shapeQuery(frame).programs, ['python']);
+  const node = run('node', ['-e', 'require("kortty-no-such")']);
+  const stack = lines(node).filter((l) => l.startsWith('    at '));
+  t.true(
+    stack.some((l) => l.includes('(node:internal/')),
+    node,
+  );
+  t.deepEqual(shapeQuery(stack.join('\n')).programs, ['node']);
 });
 
 test('programs: in a scrollback the command whose output holds the errors leads the one before it', async (t) => {
@@ -489,13 +591,15 @@ test('programs: in a scrollback the command whose output holds the errors leads 
   const traceback = run('python3', [join(dir, 'app.py')]);
   t.regex(traceback, /^KeyError: 'port'$/m);
   const scrollback = `$ ls -l ${dir}\n${listing}\n$ python3 app.py\n${traceback}`;
-  // Both are command lines; python3's traceback and KeyError lines are python3's.
-  t.deepEqual(shapeQuery(scrollback).programs, ['python3', 'ls']);
+  // Both are command lines; python3's traceback and KeyError lines are python3's (the traceback's
+  // header names python too).
+  t.deepEqual(shapeQuery(scrollback).programs, ['python3', 'ls', 'python']);
   // Without output below it, the first command keeps the lead (first seen wins a tie).
   t.deepEqual(shapeQuery(`$ ls -l ${dir}\n${listing}\n$ python3 app.py`).programs, ['ls', 'python3']);
   // Errors count for the command above them, not for a later one.
   t.deepEqual(shapeQuery(`$ python3 app.py\n${traceback}\n$ ls -l ${dir}\n${listing}`).programs, [
     'python3',
+    'python',
     'ls',
   ]);
 });
