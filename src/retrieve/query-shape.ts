@@ -209,6 +209,8 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, string]> = [
 const OPENINGS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^(?:fatal|hint): |^merge: \S+ - not something we can merge$/, 'git'],
   [/^parse error: .* at line \d+, column \d+$/, 'jq'],
+  // The sqlite3 shell's: SQL given as an argument, then SQL read from a script or standard input.
+  [/^(?:Error: (?:in prepare|stepping), |(?:Parse|Runtime) error near line \d+: )/, 'sqlite3'],
   [/^Traceback \(most recent call last\):$|^File "[^"]+", line \d+(?:, in |$)/, 'python'],
   [
     /^(?:no server running on \S|no sessions$|can't find (?:session|window|pane|client): |sessions should be nested with care)/,

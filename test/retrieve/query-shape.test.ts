@@ -19,10 +19,15 @@ async function scratch(): Promise<string> {
 }
 
 /** Runs a program (no shell) and returns what it printed, stdout then stderr, as a terminal shows it. */
-function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): string {
   const r = spawnSync(cmd, args, {
     encoding: 'utf8',
     cwd: opts.cwd,
+    input: opts.input,
     env: { ...process.env, LC_ALL: 'C', ...opts.env },
   });
   if (r.error) throw r.error;
@@ -543,6 +548,20 @@ test('programs: output forms and line openings that are one program’s although
   t.regex(perlSyntax, /^syntax error at \S+report\.pl line 1, near "= ;"$/m);
   t.deepEqual(shapeQuery(perlSyntax).programs, ['perl']);
   t.deepEqual(shapeQuery('ERROR:  syntax error at or near "SELEC"\nLINE 1: SELEC 1;').programs, []);
+  // The sqlite3 shell opens its errors with where they arose, not its name.
+  const sqlArg = run('sqlite3', [':memory:', 'SELEC 1;']);
+  t.regex(sqlArg, /^Error: in prepare, near "SELEC": syntax error$/m);
+  const sqlStep = run('sqlite3', [':memory:', 'CREATE TABLE t(a UNIQUE); INSERT INTO t VALUES (1), (1);']);
+  t.regex(sqlStep, /^Error: stepping, UNIQUE constraint failed: t\.a/m);
+  const sqlScript = run('sqlite3', [':memory:'], { input: 'SELECT 1;\nSELEC 2;\n' });
+  t.regex(sqlScript, /^Parse error near line 2: near "SELEC": syntax error$/m);
+  const sqlRuntime = run('sqlite3', [':memory:'], {
+    input: 'CREATE TABLE t(a UNIQUE);\nINSERT INTO t VALUES (1);\nINSERT INTO t VALUES (1);\n',
+  });
+  t.regex(sqlRuntime, /^Runtime error near line 3: UNIQUE constraint failed: t\.a/m);
+  for (const out of [sqlArg, sqlStep, sqlScript, sqlRuntime])
+    t.deepEqual(shapeQuery(out).programs, ['sqlite3'], out);
+  t.deepEqual(shapeQuery("Error: Cannot find module 'kortty-no-such'").programs, [], "node's `Error: `");
   // The openssl tool prints OpenSSL's error queue, one `thread:error:code:` line per entry; a
   // program that embeds OpenSSL quotes a reason inside its own message.
   await writeFile(join(dir, 'req.pem'), 'hello\n');
