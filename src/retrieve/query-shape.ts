@@ -27,8 +27,8 @@
 // `zip error: …`, `/usr/bin/ld: …`, `-bash: …`); the program a `usage:` line, a `Try 'prog --help'`
 // hint or a quoted command to run (`(use "git add" to track)`) names; the shell of a script's error
 // (`install.sh: line 4: …`); the format a file is not (`not a git repository`); and the program of
-// an output form or a line opening that is one program's (make's `file:2: *** …`, wget's
-// `--date time--  URL`, git's `fatal: `; SIGNATURES, OPENINGS).
+// an output form or a line opening that is one program's although it does not name it (make's
+// `file:2: *** …`, git's `fatal: `, ssh's `Permission denied (publickey).`; output-forms.ts).
 // `sudo`, `env`, `time` and variable assignments are skipped.
 // Programs on command and error lines lead the list; the error and warning lines below a command
 // count for its programs too (in a scrollback, the command that failed leads the one before it).
@@ -39,6 +39,8 @@
 // then error, fatal and failure lines, then warnings, then the first and last lines of the
 // selection (a trace's headline and its innermost or final line), then the rest in order. Lines are
 // kept in the order they were selected.
+
+import { DIFF_CHANGE, openingPrograms, signaturePrograms } from './output-forms.js';
 
 /**
  * Words a shaped query keeps. An error line with its command is 10–30 words; 64 leaves room for a
@@ -182,45 +184,6 @@ const OUTPUT_PROGRAM =
 // is. Only a shell script's suffix says so: awk (`awk: line 1: …`) and ssh (`ssh_config: line 2: …`)
 // print lines of the same form.
 const SCRIPT_ERROR = /^(?:\S*\/)?[\w.+-]+\.(?:sh|bash): (line )?\d+: /;
-// Output forms that are one program's although they do not name it: make's error marker after a
-// makefile's line (`broken.mk:2: *** missing separator.  Stop.`), wget's first line for each URL
-// (`--2026-03-14 09:27:05--  http://…`), a line of OpenSSL's error queue as its command-line tool
-// prints it (`40578284FF7E0000:error:8000006F:system library:BIO_connect:…`; libraries that embed
-// OpenSSL's reason quote it inside their own message, never at a line's start), and the place Perl
-// appends to every `die` and warning (`… at -e line 1.`, `syntax error at s.pl line 1, near …`),
-// and Node's own modules in a stack (`node:internal/modules/cjs/loader:1210`).
-// Read before timestamps and hex numbers are dropped, anywhere after a blank (a CI log's own
-// timestamp comes first). Each with a literal the line must hold, which most lines fail at once.
-const SIGNATURES: ReadonlyArray<readonly [string, RegExp, string]> = [
-  [': *** ', /(?:^|\s)[^\s:]+:\d+: \*\*\* /, 'make'],
-  ['-- ', /(?:^|\s)--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- +(?:https?|ftps?):\/\//, 'wget'],
-  [':error:', /(?:^|\s)[0-9A-F]{8,16}:error:[0-9A-F]{8}:/, 'openssl'],
-  [' line ', / at \S+ line \d+(?:\.$|, )/, 'perl'],
-  ['node:internal/', /(?:^|[\s(])node:internal\//, 'node'],
-];
-// Openings of a line that are one program's: git's `fatal: ` and `hint: ` (other programs put
-// their name first: `postfix/smtpd[7]: fatal: …`) and its refusal to merge a name it cannot
-// resolve; jq's `parse error: … at line 1, column 9` (before 1.7 jq printed it without its name);
-// a Python traceback's header and frames (`Traceback (most recent call last):`,
-// `  File "app.py", line 3, in main`); tmux's bare client errors (`no server running on …`,
-// `no sessions`, `can't find session: x`); and the openssl tool's `Could not read certificate
-// from x` / `Unable to load certificate` (curl and servers say so after their own name). Read on
-// the line as shaped, so a timestamp or an indent that came first is gone.
-const OPENINGS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^(?:fatal|hint): |^merge: \S+ - not something we can merge$/, 'git'],
-  [/^parse error: .* at line \d+, column \d+$/, 'jq'],
-  // The sqlite3 shell's: SQL given as an argument, then SQL read from a script or standard input.
-  [/^(?:Error: (?:in prepare|stepping), |(?:Parse|Runtime) error near line \d+: )/, 'sqlite3'],
-  [/^Traceback \(most recent call last\):$|^File "[^"]+", line \d+(?:, in |$)/, 'python'],
-  [
-    /^(?:no server running on \S|no sessions$|can't find (?:session|window|pane|client): |sessions should be nested with care)/,
-    'tmux',
-  ],
-  [
-    /^(?:Could not read|[Uu]nable to load) (?:(?:private |public )?key|certificates?|certificate file|CRL|X509 request|Private Key|Public Key)\b/,
-    'openssl',
-  ],
-];
 const USAGE = /^usage: +(?:\S*\/)?([A-Za-z0-9][\w.+-]*)/i;
 const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b/;
 // A quoted command the output tells the user to run: `(use "git add" to track)`, `See "systemctl
@@ -241,6 +204,7 @@ const SUGGESTED = /^[a-z][\w.+-]*(?: (?!=)\S+){0,3}? (?:--?[A-Za-z]|<[a-z][\w-]*
 // An indented line of output: a suggestion, a stack frame, code, or a dumped object's `key: value`
 // (`  code: 'MODULE_NOT_FOUND',` after node's error), never a program's own `prog: message`.
 const INDENT = /^(?: {2,}|\t)/;
+const DIFF_LINE = /^[<>] /;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
 // A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
@@ -339,7 +303,8 @@ function commandPrograms(line: string): string[] {
  * The program names one line shows (see above); `command` when it followed a prompt, `lone` when
  * it reads as a command on its own (the whole selection, or a command output suggests on an
  * indented line); `stamped` is the line before its timestamps, hex numbers and long numbers were
- * dropped; `indented` when it is indented output, which has no `prog:` of its own.
+ * dropped; `indented` when it is indented output, which has no `prog:` of its own; `untraced`
+ * when it cannot be a shell trace. `ran` when the line runs its programs (a command or a trace).
  */
 function linePrograms(
   line: string,
@@ -347,15 +312,29 @@ function linePrograms(
   lone: boolean,
   stamped: string,
   indented: boolean,
+  untraced: boolean,
+): { programs: string[]; ran: boolean } {
+  if (command) return { programs: commandPrograms(line), ran: true };
+  const signatures = signaturePrograms(stamped);
+  // diff -u's `+++ b.txt<TAB>time` is no shell trace of `b.txt`.
+  const trace = untraced || signatures.length > 0 ? null : XTRACE.exec(line);
+  if (trace) return { programs: commandPrograms(line.slice(trace[0].length)), ran: true };
+  return { programs: outputPrograms(line, lone, indented, signatures), ran: false };
+}
+
+/** The program names an output line shows, with those its output forms (`signatures`) name. */
+function outputPrograms(
+  line: string,
+  lone: boolean,
+  indented: boolean,
+  signatures: readonly string[],
 ): string[] {
-  const trace = XTRACE.exec(line);
-  if (command || trace) return commandPrograms(trace ? line.slice(trace[0].length) : line);
   const out: string[] = [];
   // An opening that is one program's is read first: jq's `parse error: ` is no `prog: `.
-  const opening = OPENINGS.find(([form]) => form.test(line))?.[1];
-  const script = indented || opening ? null : SCRIPT_ERROR.exec(line);
-  const prog = indented || opening ? undefined : OUTPUT_PROGRAM.exec(line)?.[1];
-  if (opening) out.push(opening);
+  const opening = openingPrograms(line);
+  const script = indented || opening.length > 0 ? null : SCRIPT_ERROR.exec(line);
+  const prog = indented || opening.length > 0 ? undefined : OUTPUT_PROGRAM.exec(line)?.[1];
+  if (opening.length > 0) out.push(...opening);
   else if (script) out.push(script[1] ? 'bash' : 'sh');
   else if (prog && !LABELS.has(prog)) out.push(prog);
   const usage = USAGE.exec(line)?.[1];
@@ -364,8 +343,7 @@ function linePrograms(
   if (hint) out.push(hint.toLowerCase());
   for (const m of line.matchAll(HINT)) out.push(m[1]!.toLowerCase());
   if (ARTICLE.test(line)) for (const m of line.matchAll(NOT_FORMAT)) out.push(m[1]!.toLowerCase());
-  for (const [literal, form, program] of SIGNATURES)
-    if (stamped.includes(literal) && form.test(stamped)) out.push(program);
+  out.push(...signatures);
   if (out.length === 0 && lone) return commandPrograms(line);
   return [...new Set(out)];
 }
@@ -475,6 +453,9 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     .map(lastOverwrite)
     .filter((l) => l.trim() !== '');
 
+  // diff's normal format marks old and new lines `< ` and `> `: where its change commands (`2c2`)
+  // are in the selection, those are no prompts.
+  const diff = raw.some((l) => DIFF_CHANGE.test(l.trim()));
   const seen = new Set<string>();
   const kept: Line[] = [];
   // Each program's weight: the sum of its lines' priorities (a program that ran and failed leads).
@@ -494,7 +475,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     }
     let command = false;
     const trimmed = line.trimStart();
-    for (const p of PROMPTS) {
+    for (const p of diff && DIFF_LINE.test(trimmed) ? [] : PROMPTS) {
       const m = p.exec(trimmed);
       if (m) {
         dropped.prompts++;
@@ -533,6 +514,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     // auxiliary.
     const prose = command || lone || indented ? undefined : line;
     if (!command && QUESTION_LINE.test(line)) line = dropQuestionWords(line, dropped);
+    // ed's only diagnostic, a lone `?`, names ed and holds no word to search for.
+    if (line === '?') programs.set('ed', (programs.get('ed') ?? 0) + 1);
     if (!line || !/[\p{L}\p{N}]/u.test(line)) continue;
     const key = line.toLowerCase().replace(/\d+/g, '0');
     if (seen.has(key)) {
@@ -542,9 +525,12 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     seen.add(key);
     if (command) commands.push(line);
     const priority = command ? 4 : rank(line);
-    const shown = linePrograms(line, command, lone, stamped, indented);
-    for (const p of shown) programs.set(p, (programs.get(p) ?? 0) + priority + 1);
-    if (command || XTRACE.test(line)) ran = shown;
+    // A unified diff's `+++ b/a.txt` (after its `--- a/a.txt`) and a line in a box or gutter
+    // (`| + O =o.. + |` of ssh-keygen's randomart) are no shell trace.
+    const untraced = gutter || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
+    const shown = linePrograms(line, command, lone, stamped, indented, untraced);
+    for (const p of shown.programs) programs.set(p, (programs.get(p) ?? 0) + priority + 1);
+    if (shown.ran) ran = shown.programs;
     else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);
     kept.push({ text: line, words: wordCount(line), priority, index, prose });
   }

@@ -433,7 +433,7 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery('rsync -avz --delete src/ host:dst/').programs, ['rsync']);
   // Labels are not programs, and prose names one only where English uses a word as a program's
   // name (see the mentions test): never as a command.
-  t.deepEqual(shapeQuery("error: pathspec 'x' did not match any file(s) known to git").programs, []);
+  t.deepEqual(shapeQuery("error: the path 'x' is not known to git").programs, []);
   t.deepEqual(shapeQuery('how do I extract a tar archive?').programs, []);
   t.deepEqual(shapeQuery('list the files in /etc that changed today').programs, []);
   t.deepEqual(shapeQuery('make tar skip existing files with --skip-old-files').programs, ['tar']);
@@ -487,10 +487,11 @@ test('programs: an indented command with a flag that output suggests; indented c
   t.regex(js, /^ {2}code: 'MODULE_NOT_FOUND',$/m);
   t.deepEqual(shapeQuery(py).programs, ['python'], py);
   t.deepEqual(shapeQuery(js).programs, ['node'], js);
-  // Without the interpreter's forms the same lines name nothing.
+  // Without the interpreter's forms (and the exception and version lines only it prints) the
+  // same lines name nothing.
   const frames = (out: string) =>
     lines(out)
-      .filter((l) => !/Traceback|File "|node:internal/.test(l))
+      .filter((l) => !/Traceback|File "|node:internal|^\w+Error: |^Node\.js v/.test(l))
       .join('\n');
   for (const out of [py, js]) t.deepEqual(shapeQuery(frames(out)).programs, [], out);
 });
@@ -611,8 +612,8 @@ test('programs: in a scrollback the command whose output holds the errors leads 
   t.regex(traceback, /^KeyError: 'port'$/m);
   const scrollback = `$ ls -l ${dir}\n${listing}\n$ python3 app.py\n${traceback}`;
   // Both are command lines; python3's traceback and KeyError lines are python3's (the traceback's
-  // header names python too).
-  t.deepEqual(shapeQuery(scrollback).programs, ['python3', 'ls', 'python']);
+  // header and the KeyError name python too, an error line's program ahead of a listing's).
+  t.deepEqual(shapeQuery(scrollback).programs, ['python3', 'python', 'ls']);
   // Without output below it, the first command keeps the lead (first seen wins a tie).
   t.deepEqual(shapeQuery(`$ ls -l ${dir}\n${listing}\n$ python3 app.py`).programs, ['ls', 'python3']);
   // Errors count for the command above them, not for a later one.

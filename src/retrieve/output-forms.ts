@@ -1,0 +1,186 @@
+// Output that is one program's although it does not open with the program's name. Pure.
+//
+// Most programs put their name first (`tar: Cannot open: …`) and query-shape.ts reads it there.
+// Many of their commonest lines carry no name: git's status and advice, a compiler's
+// `file:line:col: error:`, ssh's `Permission denied (publickey).`, diff's hunks and headers, the
+// progress lines of wget and rsync, the header of ps's or df's table, ed's `?`. A user who
+// selects one asks about that program, so its page is the likeliest answer. Each form is a fixed
+// wording or layout of the program's own source, never a topic: a line about permissions in
+// general names nobody.
+
+/** One program, or a family whose pages document the same messages (the likelier first). */
+type Programs = string | readonly string[];
+
+// Read on the line before its timestamps, hex numbers and long numbers are dropped, anywhere after
+// a blank (a CI log's own timestamp comes first). Each with a literal the line must hold, which
+// most lines fail at once:
+//   - make's error marker after a makefile's line (`broken.mk:2: *** missing separator.  Stop.`);
+//   - wget's first line for each URL (`--2026-03-14 09:27:05--  http://…`);
+//   - a line of OpenSSL's error queue as its command-line tool prints it
+//     (`40578284FF7E0000:error:8000006F:system library:BIO_connect:…`; libraries that embed
+//     OpenSSL's reason quote it inside their own message, never at a line's start);
+//   - the place Perl appends to every `die` and warning (`… at -e line 1.`,
+//     `syntax error at s.pl line 1, near …`);
+//   - Node's own modules in a stack (`node:internal/modules/cjs/loader:1210`);
+//   - the file header diff -u and diff -c write, a name and its time after a tab (git's headers
+//     have no time: `--- a/x`).
+const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
+  [': *** ', /(?:^|\s)[^\s:]+:\d+: \*\*\* /, 'make'],
+  ['-- ', /(?:^|\s)--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- +(?:https?|ftps?):\/\//, 'wget'],
+  [':error:', /(?:^|\s)[0-9A-F]{8,16}:error:[0-9A-F]{8}:/, 'openssl'],
+  [' line ', / at \S+ line \d+(?:\.$|, )/, 'perl'],
+  ['node:internal/', /(?:^|[\s(])node:internal\//, 'node'],
+  ['\t', /^(?:---|\+\+\+|\*\*\*) [^\t]+\t(?:\d{4}-\d\d-\d\d \d\d:\d\d|[A-Z][a-z]{2} [A-Z][a-z]{2} )/, 'diff'],
+];
+
+/** diff's normal format opens each hunk with a change command: `2c2`, `5,7d4`, `0a1,3`. */
+export const DIFF_CHANGE = /^\d+(?:,\d+)?[acd]\d+(?:,\d+)?$/;
+
+// C and its relatives as GCC compiles them: a diagnostic names the source file by its suffix.
+const C_SOURCE = String.raw`\S+\.(?:c|h|cc|cp|cpp|cxx|c\+\+|C|hh|hpp|hxx|m|mm|s|S|f|for|f90|f95)`;
+
+// Read on the line as shaped (timestamps, indents and runs of blanks gone), in this order; the
+// first that matches names the line's program.
+const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
+  // git: its `fatal: ` and `hint: ` (other programs put their name first:
+  // `postfix/smtpd[7]: fatal: …`), its refusal to merge a name it cannot resolve, and the status,
+  // progress and advice lines of its porcelain.
+  [/^(?:fatal|hint): |^merge: \S+ - not something we can merge$/, 'git'],
+  [
+    /^(?:Cloning into (?:bare repository )?'|Already up.to.date\.$|On branch \S+$|HEAD detached at |Your branch is (?:up to date|ahead|behind|based on) |nothing to commit|no changes added to commit|Changes (?:not staged for commit|to be committed):$|Untracked files:$|Switched to (?:a new |and reset )?branch '|Already on '|CONFLICT \([\w/ -]+\): |Automatic merge failed; |HEAD is now at |Note: switching to '|You are in 'detached HEAD' state|Everything up-to-date$|(?:Enumerating|Counting|Compressing|Writing|Receiving|Resolving) (?:objects|deltas): |Please commit your changes or stash them |diff --git a\/|Auto-merging \S|Saved working directory and index state |Unstaged changes after reset:$|Successfully rebased and updated |(?:Initialized empty|Reinitialized existing) Git repository in |! \[(?:remote )?rejected\] )/,
+    'git',
+  ],
+  [
+    /^error: (?:pathspec '.*' did not match any file\(s\) known to git|failed to push some refs to |Your local changes to the following files would be overwritten by |src refspec \S+ does not match any|The following untracked working tree files would be |cannot pull with rebase: |could not apply )/,
+    'git',
+  ],
+  // jq's `parse error: … at line 1, column 9` (before 1.7 jq printed it without its name).
+  [/^parse error: .* at line \d+, column \d+$/, 'jq'],
+  // The sqlite3 shell's: SQL given as an argument, then SQL read from a script or standard input.
+  [/^(?:Error: (?:in prepare|stepping), |(?:Parse|Runtime) error near line \d+: )/, 'sqlite3'],
+  // A Python traceback's header and frames, and the exceptions only Python raises by these names.
+  [
+    /^Traceback \(most recent call last\):$|^File "[^"]+", line \d+(?:, in |$)|^(?:ModuleNotFoundError|ImportError|IndentationError|TabError|ZeroDivisionError|KeyError|IndexError|AttributeError|UnboundLocalError|FileNotFoundError|PermissionError|ValueError|RecursionError|UnicodeDecodeError|UnicodeEncodeError|json\.decoder\.JSONDecodeError|subprocess\.CalledProcessError): /,
+    'python',
+  ],
+  // Node names its version under an uncaught exception.
+  [/^Node\.js v\d+\.\d+\.\d+$/, 'node'],
+  [
+    /^(?:Exception in thread "[^"]*" |Error: (?:Could not find or load main class|Unable to access jarfile|A JNI error has occurred))/,
+    'java',
+  ],
+  // tmux's bare client errors.
+  [
+    /^(?:no server running on \S|no sessions$|can't find (?:session|window|pane|client): |sessions should be nested with care)/,
+    'tmux',
+  ],
+  // The openssl tool's refusals to read a file (curl and servers say so after their own name).
+  [
+    /^(?:Could not read|[Uu]nable to load) (?:(?:private |public )?key|certificates?|certificate file|CRL|X509 request|Private Key|Public Key)\b/,
+    'openssl',
+  ],
+  // diff's normal format: a change command (`2c2`, `5,7d4`) opens each hunk.
+  [DIFF_CHANGE, 'diff'],
+  [/^\S+ \S+ differ: (?:byte|char) \d+, line \d+$/, 'cmp'],
+  // bc: a run-time error in a function, and a parse error on standard input.
+  [/^Runtime error \(func=|^\(standard_in\) \d+: /, 'bc'],
+  // ed explains its `?` only when asked (`H`); these are its wordings.
+  [
+    /^(?:No match|Invalid address|No previous pattern|Invalid command suffix|Invalid destination|Warning: buffer modified)$/,
+    'ed',
+  ],
+  [/^(?:Error \d+|Warning) : /, 'lz4'],
+  [/^not a dynamic executable$/, 'ldd'],
+  // GCC: a diagnostic at a source line, the function it arose in, and its driver's last words.
+  [
+    new RegExp(
+      `^${C_SOURCE}:\\d+(?::\\d+)?: (?:fatal error|error|warning|note): |^\\S+: In (?:function|member function|constructor|destructor|static member function|lambda function) |^In file included from ${C_SOURCE}:\\d+|^compilation terminated\\.$|^collect2: (?:fatal )?error: `,
+    ),
+    'gcc',
+  ],
+  [/^(?:No manual entry for \S|What manual page do you want\?)/, 'man'],
+  [
+    /^(?:Connecting to \S.*:\d+\.\.\. |Resolving \S+ \([^)]*\)\.\.\. |(?:HTTP|Proxy) request sent, awaiting response\.\.\. |ERROR \d{3}: |Saving to: |Reusing existing connection to )/,
+    'wget',
+  ],
+  [/^% Total % Received % Xferd /, 'curl'],
+  [
+    /^(?:patching file |checking file |Hunk #\d+ (?:FAILED|succeeded|ignored) at |\d+ out of \d+ hunks? (?:FAILED|ignored)|can't find file to patch at input line |Reversed \(or previously applied\) patch detected!|File to patch: |Skip this patch\? |Apply anyway\? )/,
+    'patch',
+  ],
+  [
+    /^(?:Archive: \S|(?:inflating|extracting|linking): \S|replace \S.* \[y\]es, \[n\]o|End-of-central-directory signature not found\.|caution: filename not matched: )/,
+    'unzip',
+  ],
+  [/^(?:adding|updating|deleting): \S.* \((?:stored|deflated) \d+%\)$/, 'zip'],
+  [
+    /^(?:(?:sending|receiving) incremental file list$|sent (?:[\d,.]+[KMGT]? )?bytes received |total size is (?:[\d,.]+[KMGT]? )?speedup is |created directory \S)/,
+    'rsync',
+  ],
+  [
+    /^(?:PID TTY (?:STAT )?TIME (?:CMD|COMMAND)$|USER PID %CPU %MEM |UID PID PPID C STIME TTY TIME CMD$|F S UID PID PPID )/,
+    'ps',
+  ],
+  [/^Filesystem (?:Type )?(?:Size|Inodes|\d+[KMG]?-blocks) /, 'df'],
+  [/^total used free shared buff\/cache available$/, 'free'],
+  // ssh: the server's refusal, host keys, the connection's end, and its checks of local files.
+  [
+    /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|client_loop: send disconnect: |Received disconnect from )/,
+    'ssh',
+  ],
+  [
+    /^(?:Could not open a connection to your authentication agent\.$|Identity added: |Error connecting to agent: |The agent has no identities\.$|All identities removed\.$)/,
+    'ssh-add',
+  ],
+  [
+    /^(?:Generating public\/private \S+ key pair\.$|Your (?:identification|public key) has been saved in |The key fingerprint is:$|The key's randomart image is:$|Enter file in which to save the key |Enter same passphrase again: |Saving key ".*" failed: )/,
+    'ssh-keygen',
+  ],
+  [
+    /^(?:\S+ is not in the sudoers file\.|Sorry, try again\.$|Sorry, user \S+ (?:is not allowed to|may not run sudo)|\[sudo\] password for |We trust you have received the usual lecture)/,
+    'sudo',
+  ],
+  // apt and apt-get share their messages; scripts run apt-get (apt warns that its interface is
+  // not stable there), so its page, which documents them, comes first.
+  [/^WARNING: apt does not have a stable CLI interface/, 'apt'],
+  [
+    /^(?:[EWN]: [A-Z]|(?:Reading package lists|Building dependency tree|Reading state information)\.\.\.|Err:\d+ |(?:Get|Hit|Ign):\d+ \S+:\/\/)/,
+    ['apt-get', 'apt'],
+  ],
+  [/^npm (?:ERR!|error|warn|WARN|notice) /, 'npm'],
+  [
+    /^(?:ERROR: (?:Could not find a version that satisfies|No matching distribution found for|Could not install packages|Invalid requirement: |Could not open requirements file)|error: externally-managed-environment$|Requirement already satisfied: |Successfully (?:installed|uninstalled) |Installing collected packages: |WARNING: Running pip as the 'root' user)/,
+    'pip',
+  ],
+  [
+    /^(?:Error response from daemon: |Cannot connect to the Docker daemon at |Unable to find image ')/,
+    'docker',
+  ],
+  [
+    /^(?:Unit \S+ could not be found\.$|Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → )/,
+    'systemctl',
+  ],
+  [
+    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$)/,
+    'journalctl',
+  ],
+  [/^(?:no crontab for \S+$|crontab: installing new crontab$)/, 'crontab'],
+  // Vim numbers its errors (`E212: Can't open file for writing`).
+  [/^E\d{2,4}: [A-Z]|^Vim: /, 'vim'],
+];
+
+const list = (p: Programs): readonly string[] => (typeof p === 'string' ? [p] : p);
+
+/** The programs whose line opening `line` (shaped) is, or none. */
+export function openingPrograms(line: string): readonly string[] {
+  for (const [form, programs] of OPENINGS) if (form.test(line)) return list(programs);
+  return [];
+}
+
+/** The programs whose output form `stamped` (the line before its timestamps went) shows. */
+export function signaturePrograms(stamped: string): string[] {
+  const out: string[] = [];
+  for (const [literal, form, programs] of SIGNATURES)
+    if (stamped.includes(literal) && form.test(stamped)) out.push(...list(programs));
+  return out;
+}

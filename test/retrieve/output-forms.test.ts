@@ -1,0 +1,243 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { shapeQuery } from '../../src/retrieve/query-shape.js';
+
+// Output that is one program's although it does not name it: each case runs the real program and
+// shapes what it printed. The forms of servers and daemons that cannot run here (an ssh server's
+// refusal, sudo's policy, apt's lock, a container daemon) are quoted as those programs word them.
+
+const dirs: string[] = [];
+test.after.always(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+async function scratch(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'kortty-forms-'));
+  dirs.push(d);
+  return d;
+}
+
+/** Runs a program (no shell) and returns stdout then stderr, as a terminal shows them. */
+function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string | Buffer } = {},
+): string {
+  const r = spawnSync(cmd, args, {
+    encoding: 'utf8',
+    cwd: opts.cwd,
+    input: opts.input,
+    env: { ...process.env, LC_ALL: 'C', ...opts.env },
+  });
+  if (r.error) throw r.error;
+  return `${r.stdout}${r.stderr}`.replace(/\n+$/u, '');
+}
+
+const line = (out: string, re: RegExp) => {
+  const found = out.split('\n').find((l) => re.test(l));
+  if (found === undefined) throw new Error(`no line matches ${re} in:\n${out}`);
+  return found;
+};
+
+test('diff, cmp, ed, bc, lz4 and ldd: their unnamed output names them', async (t) => {
+  const dir = await scratch();
+  const a = join(dir, 'a.txt');
+  const b = join(dir, 'b.txt');
+  await writeFile(a, 'alpha\nbeta\ngamma\n');
+  await writeFile(b, 'alpha\nBETA\ngamma\n');
+  const normal = run('diff', [a, b]);
+  t.regex(normal, /^2c2\n< beta\n---\n> BETA$/);
+  // `> BETA` is diff's new line, not a command typed at a `>` prompt.
+  t.deepEqual(shapeQuery(normal).programs, ['diff']);
+  const unified = run('diff', ['-u', a, b]);
+  t.regex(unified, /^--- \S+a\.txt\t\d{4}-\d\d-\d\d .*\n\+\+\+ \S+b\.txt\t/);
+  // `+++ b.txt` is no shell trace of a command `b.txt`.
+  t.deepEqual(shapeQuery(unified).programs, ['diff']);
+  t.deepEqual(shapeQuery(unified.split('\n').slice(0, 2).join('\n')).programs, ['diff']);
+  t.deepEqual(shapeQuery(run('diff', ['-c', a, b])).programs, ['diff']);
+  // git's own diff headers carry no time: they are git's.
+  t.deepEqual(shapeQuery('diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt').programs, ['git']);
+  // A shell trace three levels deep still reads as one.
+  t.deepEqual(shapeQuery('+++ tar -xf a.tar\ntar: a.tar: Cannot open').programs, ['tar']);
+
+  const cmp = run('cmp', [a, b]);
+  t.regex(cmp, /^\S+ \S+ differ: (?:byte|char) 7, line 2$/);
+  t.deepEqual(shapeQuery(cmp).programs, ['cmp']);
+
+  // ed answers every error with `?`, and says why only when asked (`H`).
+  const ed = run('ed', [a], { input: '/zeta/\nq\n' });
+  t.regex(ed, /^17\n\?$/);
+  t.deepEqual(shapeQuery(ed).programs, ['ed']);
+  const edHelp = run('ed', [a], { input: 'H\n/zeta/\nq\n' });
+  t.regex(edHelp, /^No match$/m);
+  t.deepEqual(shapeQuery(edHelp).programs, ['ed']);
+
+  const divide = run('bc', [], { input: '1/0\n' });
+  t.regex(divide, /^Runtime error \(func=\(main\), adr=\d+\): Divide by zero$/);
+  const parse = run('bc', [], { input: 'x = = 2\n' });
+  t.regex(parse, /^\(standard_in\) 1: syntax error$/m);
+  for (const out of [divide, parse]) t.deepEqual(shapeQuery(out).programs, ['bc'], out);
+
+  const packed = run('lz4', ['-c'], { input: Buffer.from('kortty '.repeat(200)) });
+  const truncated = join(dir, 'cut.lz4');
+  await writeFile(truncated, Buffer.from(packed, 'latin1').subarray(0, 12));
+  const lz4 = run('lz4', ['-d', '-c', truncated]);
+  t.regex(lz4, /^Error \d+ : /m);
+  t.deepEqual(shapeQuery(line(lz4, /^Error /)).programs, ['lz4']);
+
+  const ldd = run('ldd', [a]);
+  t.regex(ldd, /^\tnot a dynamic executable$/);
+  t.deepEqual(shapeQuery(ldd).programs, ['ldd']);
+});
+
+test('gcc: diagnostics at a source line, the function they arose in, the driver’s last words', async (t) => {
+  const dir = await scratch();
+  await writeFile(join(dir, 'undeclared.c'), 'int main(void) { return missing; }\n');
+  await writeFile(join(dir, 'include.c'), '#include <kortty_no_such.h>\n');
+  await writeFile(join(dir, 'link.c'), 'int f(void);\nint main(void) { return f(); }\n');
+  const undeclared = run('gcc', ['-c', 'undeclared.c'], { cwd: dir });
+  t.regex(undeclared, /^undeclared\.c: In function 'main':$/m);
+  t.regex(undeclared, /^undeclared\.c:1:\d+: error: 'missing' undeclared/m);
+  const include = run('gcc', ['-c', 'include.c'], { cwd: dir });
+  t.regex(include, /^include\.c:1:10: fatal error: kortty_no_such\.h: No such file or directory$/m);
+  t.regex(include, /^compilation terminated\.$/m);
+  for (const out of [undeclared, include]) t.deepEqual(shapeQuery(out).programs, ['gcc'], out);
+  t.deepEqual(shapeQuery(line(undeclared, /error:/)).programs, ['gcc']);
+  // The link fails in ld, which names itself; the driver's summary is gcc's.
+  const link = run('gcc', ['link.c', '-o', 'link'], { cwd: dir });
+  t.regex(link, /^collect2: error: ld returned 1 exit status$/m);
+  t.is(shapeQuery(link).programs[0], 'gcc', link);
+  t.true(shapeQuery(link).programs.includes('ld'), link);
+  // A script's `file:line:col:` with no C suffix is no compiler's.
+  t.deepEqual(shapeQuery('app.py:3:1: error: something failed').programs, []);
+});
+
+test('git: status, progress and advice lines that carry no name', async (t) => {
+  const dir = await scratch();
+  const env = { HOME: dir, GIT_CEILING_DIRECTORIES: dir, GIT_CONFIG_NOSYSTEM: '1' };
+  const repo = join(dir, 'repo');
+  const git = (...args: string[]) =>
+    run('git', ['-C', repo, '-c', 'user.name=k', '-c', 'user.email=k@example.org', ...args], { env });
+  run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo], { env });
+  await writeFile(join(repo, 'f.txt'), 'one\n');
+  git('add', 'f.txt');
+  git('commit', '-q', '-m', 'one');
+  const outs = [
+    line(git('checkout', 'kortty-no-such'), /^error: pathspec /),
+    git('switch', '-c', 'topic'),
+    git('status'),
+    line(run('git', ['clone', repo, join(dir, 'copy')], { env }), /^Cloning into /),
+  ];
+  await writeFile(join(repo, 'f.txt'), 'topic\n');
+  git('commit', '-q', '-am', 'topic');
+  git('switch', '-q', 'main');
+  await writeFile(join(repo, 'f.txt'), 'main\n');
+  git('commit', '-q', '-am', 'main');
+  outs.push(git('merge', 'topic'));
+  t.regex(outs[0]!, /did not match any file\(s\) known to git$/);
+  t.is(outs[1], "Switched to a new branch 'topic'");
+  t.regex(outs[2]!, /^On branch topic\nnothing to commit, working tree clean$/);
+  t.regex(outs[4]!, /^CONFLICT \(content\): Merge conflict in f\.txt$/m);
+  t.regex(outs[4]!, /^Automatic merge failed; fix conflicts/m);
+  for (const out of outs) t.deepEqual(shapeQuery(out).programs, ['git'], out);
+});
+
+test('patch, zip, unzip, rsync, wget, man, ps, df and free: their own wordings and table headers', async (t) => {
+  const dir = await scratch();
+  const a = join(dir, 'a.txt');
+  await writeFile(a, 'alpha\nbeta\n');
+  await writeFile(join(dir, 'fix.diff'), '--- a.txt\n+++ a.txt\n@@ -1,2 +1,2 @@\n alpha\n-zeta\n+ZETA\n');
+  const patch = run('patch', ['-p0', '-i', 'fix.diff', '--dry-run'], { cwd: dir });
+  t.regex(patch, /^checking file a\.txt\nHunk #1 FAILED at 1\.\n1 out of 1 hunk FAILED$/);
+  t.deepEqual(shapeQuery(patch).programs, ['patch']);
+
+  const zip = run('zip', ['a.zip', 'a.txt'], { cwd: dir });
+  t.regex(zip, /^ {2}adding: a\.txt \((?:stored|deflated) \d+%\)$/);
+  t.deepEqual(shapeQuery(zip).programs, ['zip']);
+  const unzip = run('unzip', ['-o', 'a.zip', '-d', 'out'], { cwd: dir });
+  t.regex(unzip, /^Archive: {2}a\.zip\n {1,2}(?:inflating|extracting): /);
+  t.deepEqual(shapeQuery(unzip).programs, ['unzip']);
+
+  const rsync = run('rsync', ['-av', 'a.txt', 'copy.txt'], { cwd: dir });
+  t.regex(rsync, /^sending incremental file list$/m);
+  t.regex(rsync, /^total size is \d+ {2}speedup is /m);
+  t.deepEqual(shapeQuery(rsync).programs, ['rsync']);
+
+  const refused = run('wget', ['-O', '/dev/null', 'http://127.0.0.1:1/x']);
+  const connecting = line(refused, /^Connecting to /);
+  t.regex(connecting, /\.\.\. failed: Connection refused\.$/);
+  t.deepEqual(shapeQuery(connecting).programs, ['wget']);
+  const unresolved = run('wget', ['-O', '/dev/null', 'http://kortty.invalid/']);
+  t.deepEqual(shapeQuery(line(unresolved, /^Resolving /)).programs, ['wget'], unresolved);
+
+  const man = run('man', ['kortty-no-such-page']);
+  t.is(man, 'No manual entry for kortty-no-such-page');
+  t.deepEqual(shapeQuery(man).programs, ['man']);
+
+  const ps = run('ps', ['-o', 'pid,tty,time,cmd', '-p', String(process.pid)]);
+  t.regex(ps, /^ *PID TT +TIME CMD$/m);
+  t.deepEqual(shapeQuery(run('ps', ['-p', String(process.pid)])).programs, ['ps']);
+  const df = run('df', ['-h', dir]);
+  t.regex(df, /^Filesystem +Size +Used +Avail +Use% +Mounted on$/m);
+  t.deepEqual(shapeQuery(df).programs, ['df']);
+  const free = run('free', []);
+  t.deepEqual(shapeQuery(free.split('\n')[0]!).programs, ['free'], free);
+});
+
+test('ssh and its tools: the agent and key generation; a server’s refusals as ssh words them', async (t) => {
+  const dir = await scratch();
+  const agent = run('ssh-add', ['-l'], { env: { HOME: dir, SSH_AUTH_SOCK: '' } });
+  t.regex(
+    agent,
+    /^(?:Could not open a connection to your authentication agent\.|Error connecting to agent: )/,
+  );
+  t.deepEqual(shapeQuery(agent).programs, ['ssh-add']);
+  const keygen = run('ssh-keygen', ['-t', 'ed25519', '-N', '', '-C', 'k', '-f', join(dir, 'id')]);
+  t.regex(keygen, /^Generating public\/private ed25519 key pair\.$/m);
+  t.deepEqual(shapeQuery(keygen).programs, ['ssh-keygen']);
+  for (const out of [
+    'git@github.com: Permission denied (publickey).',
+    'deploy@10.0.0.5: Permission denied (publickey,password).',
+    'Host key verification failed.',
+    "The authenticity of host 'example.org (93.184.216.34)' can't be established.",
+    'kex_exchange_identification: read: Connection reset by peer',
+    'Connection closed by 10.0.0.5 port 22',
+  ])
+    t.deepEqual(shapeQuery(out).programs, ['ssh'], out);
+  // A program that names itself keeps its name: scp's refusal is scp's.
+  t.deepEqual(shapeQuery('scp: /srv/x: Permission denied').programs, ['scp']);
+});
+
+test('interpreters, package managers and services: forms only they print', async (t) => {
+  const dir = await scratch();
+  const py = run('python3', ['-c', 'import kortty_no_such_module']);
+  t.deepEqual(shapeQuery(line(py, /^ModuleNotFoundError: /)).programs, ['python']);
+  await writeFile(join(dir, 'package.json'), '{"name":"k","version":"1.0.0","scripts":{}}\n');
+  const npm = run('npm', ['run', 'kortty-no-such'], {
+    cwd: dir,
+    env: { npm_config_cache: join(dir, 'cache') },
+  });
+  t.regex(npm, /^npm (?:ERR!|error) Missing script: "kortty-no-such"$/m);
+  t.deepEqual(shapeQuery(npm).programs, ['npm']);
+  const cases: Array<[string, string[]]> = [
+    ['E: Unable to locate package kortty-no-such', ['apt-get', 'apt']],
+    ['alice is not in the sudoers file.  This incident will be reported.', ['sudo']],
+    ['Error response from daemon: No such container: web', ['docker']],
+    ['error: externally-managed-environment', ['pip']],
+    ['Failed to start nginx.service: Unit nginx.service not found.', ['systemctl']],
+    ['-- No entries --', ['journalctl']],
+    ["E212: Can't open file for writing", ['vim']],
+    ['Exception in thread "main" java.lang.NullPointerException', ['java']],
+  ];
+  for (const [out, programs] of cases) t.deepEqual(shapeQuery(out).programs, programs, out);
+  // The forms are wordings, never topics: prose about the same things names nothing.
+  for (const prose of [
+    'permission denied when I open the file',
+    'the ssh connection was closed',
+    'error: something failed while compiling',
+    'Loaded the configuration',
+  ])
+    t.deepEqual(shapeQuery(prose).programs, [], prose);
+});
