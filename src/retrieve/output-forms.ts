@@ -56,8 +56,14 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   ],
   // jq's `parse error: … at line 1, column 9` (before 1.7 jq printed it without its name).
   [/^parse error: .* at line \d+, column \d+$/, 'jq'],
-  // The sqlite3 shell's: SQL given as an argument, then SQL read from a script or standard input.
-  [/^(?:Error: (?:in prepare|stepping), |(?:Parse|Runtime) error near line \d+: )/, 'sqlite3'],
+  // The sqlite3 shell's: SQL given as an argument, then SQL read from a script or standard input,
+  // and the files it cannot open as a database (SQLite's own wording after the shell's `Error: `).
+  [
+    /^(?:Error: (?:in prepare|stepping), |(?:Parse|Runtime) error near line \d+: |Error: (?:file is not a database|unable to open database "))/,
+    'sqlite3',
+  ],
+  // file's refusal quotes the name in its own way: `x: cannot open `x' (No such file or directory)`.
+  [/^\S+: cannot open `[^']*' \(/, 'file'],
   // A Python traceback's header and frames, and the exceptions only Python raises by these names.
   [
     /^Traceback \(most recent call last\):$|^File "[^"]+", line \d+(?:, in |$)|^(?:ModuleNotFoundError|ImportError|IndentationError|TabError|ZeroDivisionError|KeyError|IndexError|AttributeError|UnboundLocalError|FileNotFoundError|PermissionError|ValueError|RecursionError|UnicodeDecodeError|UnicodeEncodeError|json\.decoder\.JSONDecodeError|subprocess\.CalledProcessError): /,

@@ -41,7 +41,7 @@ const line = (out: string, re: RegExp) => {
   return found;
 };
 
-test('diff, cmp, ed, bc, lz4 and ldd: their unnamed output names them', async (t) => {
+test('diff, cmp, ed, bc, lz4, file, sqlite3 and ldd: their unnamed output names them', async (t) => {
   const dir = await scratch();
   const a = join(dir, 'a.txt');
   const b = join(dir, 'b.txt');
@@ -86,6 +86,17 @@ test('diff, cmp, ed, bc, lz4 and ldd: their unnamed output names them', async (t
   const lz4 = run('lz4', ['-d', '-c', truncated]);
   t.regex(lz4, /^Error \d+ : /m);
   t.deepEqual(shapeQuery(line(lz4, /^Error /)).programs, ['lz4']);
+
+  // file quotes the name it cannot open; the sqlite3 shell words a file that is no database.
+  const file = run('file', [join(dir, 'firmware.bin')]);
+  t.regex(file, /: cannot open `\S+firmware\.bin' \(No such file or directory\)$/);
+  t.deepEqual(shapeQuery(file).programs, ['file']);
+  // SQLite reads a file of a page or more as a database: a shorter one is an empty database.
+  const notes = join(dir, 'notes.db');
+  await writeFile(notes, 'plain text, no database\n'.repeat(100));
+  const sqlite = run('sqlite3', [notes, '.tables']);
+  t.is(sqlite, 'Error: file is not a database');
+  t.deepEqual(shapeQuery(sqlite).programs, ['sqlite3']);
 
   const ldd = run('ldd', [a]);
   t.regex(ldd, /^\tnot a dynamic executable$/);
