@@ -23,7 +23,10 @@ type Programs = string | readonly string[];
 //     `syntax error at s.pl line 1, near …`);
 //   - Node's own modules in a stack (`node:internal/modules/cjs/loader:1210`);
 //   - the file header diff -u and diff -c write, a name and its time after a tab (git's headers
-//     have no time: `--- a/x`).
+//     have no time: `--- a/x`);
+//   - dig's comment lines (`; <<>> DiG 9.18 <<>> …`, `;; communications error to …`,
+//     `;; no servers could be reached`), whose semicolons shaping strips; nslookup, of the same
+//     source, prints some of them too.
 const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   [': *** ', /(?:^|\s)[^\s:]+:\d+: \*\*\* /, 'make'],
   ['-- ', /(?:^|\s)--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- +(?:https?|ftps?):\/\//, 'wget'],
@@ -31,6 +34,11 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   [' line ', / at \S+ line \d+(?:\.$|, )/, 'perl'],
   ['node:internal/', /(?:^|[\s(])node:internal\//, 'node'],
   ['\t', /^(?:---|\+\+\+|\*\*\*) [^\t]+\t(?:\d{4}-\d\d-\d\d \d\d:\d\d|[A-Z][a-z]{2} [A-Z][a-z]{2} )/, 'diff'],
+  [
+    '; ',
+    /^(?:; <<>> DiG |;; (?:communications error to |connection timed out;|no servers could be reached|global options: |Got answer:|->>HEADER<<-|(?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|Query time: ))/,
+    ['dig', 'nslookup'],
+  ],
 ];
 
 /** diff's normal format opens each hunk with a change command: `2c2`, `5,7d4`, `0a1,3`. */

@@ -155,7 +155,7 @@ test('git: status, progress and advice lines that carry no name', async (t) => {
   for (const out of outs) t.deepEqual(shapeQuery(out).programs, ['git'], out);
 });
 
-test('patch, zip, unzip, rsync, wget, man, ps, df and free: their own wordings and table headers', async (t) => {
+test('patch, zip, unzip, rsync, wget, dig, man, ps, df and free: their own wordings and table headers', async (t) => {
   const dir = await scratch();
   const a = join(dir, 'a.txt');
   await writeFile(a, 'alpha\nbeta\n');
@@ -182,6 +182,13 @@ test('patch, zip, unzip, rsync, wget, man, ps, df and free: their own wordings a
   t.deepEqual(shapeQuery(connecting).programs, ['wget']);
   const unresolved = run('wget', ['-O', '/dev/null', 'http://kortty.invalid/']);
   t.deepEqual(shapeQuery(line(unresolved, /^Resolving /)).programs, ['wget'], unresolved);
+
+  // dig's comments: shaping strips their semicolons, the form is read before it does.
+  const dig = run('dig', ['@127.0.0.1', '-p', '1', 'example.org', '+tries=1', '+time=1']);
+  t.regex(dig, /^;; communications error to 127\.0\.0\.1#1: connection refused$/m);
+  t.regex(dig, /^; <<>> DiG /m);
+  t.deepEqual(shapeQuery(dig).programs, ['dig', 'nslookup']);
+  t.deepEqual(shapeQuery(line(dig, /communications error/)).programs, ['dig', 'nslookup']);
 
   const man = run('man', ['kortty-no-such-page']);
   t.is(man, 'No manual entry for kortty-no-such-page');
