@@ -68,10 +68,20 @@ export const DEFAULT_WEIGHTS: LexicalWeights = {
   synonym: 0.5,
 };
 
+/**
+ * Of the name bonus, the share a document gains that lists the program's name among others (a man
+ * page's NAME line) but is filed under another: bzcat's page lists bzip2, and where the two pages
+ * hold one text, the page filed under the program's own name leads.
+ */
+export const ALIAS_NAME_SHARE = 0.9;
+
 /** The chunks of the documents named after one of the query's programs, and the name's term. */
 export interface NameMatch {
   term: string;
+  /** Chunks of the documents filed under the name (their file stem is the name). */
   ordinals: readonly number[];
+  /** Chunks of the documents that only list the name (see ALIAS_NAME_SHARE). */
+  aliases?: readonly number[];
   /** The program's rank in the query's list: the i-th (from 0) weighs 1 / (i + 1). */
   rank: number;
 }
@@ -312,6 +322,9 @@ function queryWeight(term: string, weights: LexicalWeights): number {
   return term.startsWith(EXACT_PREFIX) ? weights.exact : 1;
 }
 
+/** How many chunks bear a name, filed under it or listing it. */
+const nameChunks = (n: NameMatch) => n.ordinals.length + (n.aliases?.length ?? 0);
+
 export function bm25Stats(index: Bm25Index, query: string, names: readonly NameMatch[] = []): Bm25Stats {
   const dfOf = (term: string) => {
     const t = findTerm(index, term);
@@ -323,9 +336,7 @@ export function bm25Stats(index: Bm25Index, query: string, names: readonly NameM
     if (f > 0) df.set(term, f);
   }
   const named = new Map(
-    names
-      .filter((n) => n.ordinals.length > 0)
-      .map((n) => [n.term, { chunks: n.ordinals.length, rank: n.rank }]),
+    names.filter((n) => nameChunks(n) > 0).map((n) => [n.term, { chunks: nameChunks(n), rank: n.rank }]),
   );
   return { docCount: index.docCount, k1: index.params.k1, df, names: named };
 }
@@ -503,15 +514,17 @@ export function searchBm25F(
       score(doc, idf, tfBody / norm[doc]!, wt * tfTitle, wh * tfHead, bit, titled);
     });
   });
-  for (const { ordinals, rank } of names) {
+  const raise = (doc: number, bonus: number) => {
+    if (doc >= n || (allowed && allowed[doc] !== 1)) return;
+    if (scores[doc] === 0) hits[hitCount++] = doc;
+    scores[doc]! += bonus;
+    nameScores[doc]! += bonus;
+  };
+  for (const match of names) {
     if (weights.name <= 0) break;
-    const bonus = (weights.name / (rank + 1)) * bm25Idf(n, ordinals.length) * (k1 + 1);
-    for (const doc of ordinals) {
-      if (doc >= n || (allowed && allowed[doc] !== 1)) continue;
-      if (scores[doc] === 0) hits[hitCount++] = doc;
-      scores[doc]! += bonus;
-      nameScores[doc]! += bonus;
-    }
+    const bonus = (weights.name / (match.rank + 1)) * bm25Idf(n, nameChunks(match)) * (k1 + 1);
+    for (const doc of match.ordinals) raise(doc, bonus);
+    for (const doc of match.aliases ?? []) raise(doc, bonus * ALIAS_NAME_SHARE);
   }
   const top = new TopK(Math.min(k, hitCount));
   for (let i = 0; i < hitCount; i++) top.push(scores[hits[i]!]!, hits[i]!);

@@ -44,8 +44,8 @@ export function documentTitle(path: string, format: string, firstChunk: string):
 const NAME_LIST = /^\s*([\w.+-]+(?:\s*,\s*[\w.+-]+)*)\s+(?:-|\\-|—|–)\s/;
 
 /**
- * The names a document answers to (lowercase), for the name match (bm25.ts): its file stem, and
- * the names a man page's NAME line lists (`bzip2, bunzip2 - a block-sorting file compressor`).
+ * The names a document answers to (lowercase), for the name match (bm25.ts): its file stem first,
+ * then the names a man page's NAME line lists (`bzip2, bunzip2 - a block-sorting file compressor`).
  */
 export function documentNames(path: string, firstChunk: string): string[] {
   const names = new Set([fileStem(path).toLowerCase()]);

@@ -96,25 +96,30 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
     lastMask = { key, mask: count === n ? undefined : m, count };
     return lastMask;
   };
-  // Document names → the ordinals of their chunks, built at the first search that names a program.
-  let byName: Map<string, number[]> | undefined;
+  // Document names → the ordinals of their chunks, of the documents filed under the name and of
+  // those that only list it, built at the first search that names a program.
+  let byName: Map<string, { filed: number[]; listed: number[] }> | undefined;
   const nameMatches = (programs: readonly string[] | undefined): NameMatch[] => {
     if (!programs?.length) return [];
     if (!byName) {
       byName = new Map();
       for (const [di, doc] of s.data.docs.entries()) {
         if (doc.chunks.length === 0) continue;
-        for (const name of documentNames(doc.path, doc.chunks[0]!.text)) {
-          const list = byName.get(name) ?? [];
+        // documentNames lists the file stem first.
+        for (const [i, name] of documentNames(doc.path, doc.chunks[0]!.text).entries()) {
+          const entry = byName.get(name) ?? { filed: [], listed: [] };
+          const list = i === 0 ? entry.filed : entry.listed;
           for (let c = 0; c < doc.chunks.length; c++) list.push(firstOf[di]! + c);
-          byName.set(name, list);
+          byName.set(name, entry);
         }
       }
     }
     const out: NameMatch[] = [];
     for (const [rank, p] of programs.entries()) {
       const term = nameTerm(p);
-      if (term !== undefined) out.push({ term, ordinals: byName.get(p.toLowerCase()) ?? [], rank });
+      const entry = byName.get(p.toLowerCase());
+      if (term !== undefined)
+        out.push({ term, ordinals: entry?.filed ?? [], aliases: entry?.listed ?? [], rank });
     }
     return out;
   };

@@ -22,8 +22,8 @@ type Programs = string | readonly string[];
 //   - the place Perl appends to every `die` and warning (`… at -e line 1.`,
 //     `syntax error at s.pl line 1, near …`);
 //   - Node's own modules in a stack (`node:internal/modules/cjs/loader:1210`);
-//   - the file header diff -u and diff -c write, a name and its time after a tab (git's headers
-//     have no time: `--- a/x`);
+//   - the file header diff -u and diff -c write, a name and its time after a tab, which a
+//     terminal shows as blanks (git's headers have no time: `--- a/x`);
 //   - dig's comment lines (`; <<>> DiG 9.18 <<>> …`, `;; communications error to …`,
 //     `;; no servers could be reached`), whose semicolons shaping strips; nslookup, of the same
 //     source, prints some of them too.
@@ -33,7 +33,11 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   [':error:', /(?:^|\s)[0-9A-F]{8,16}:error:[0-9A-F]{8}:/, 'openssl'],
   [' line ', / at \S+ line \d+(?:\.$|, )/, 'perl'],
   ['node:internal/', /(?:^|[\s(])node:internal\//, 'node'],
-  ['\t', /^(?:---|\+\+\+|\*\*\*) [^\t]+\t(?:\d{4}-\d\d-\d\d \d\d:\d\d|[A-Z][a-z]{2} [A-Z][a-z]{2} )/, 'diff'],
+  [
+    ':',
+    /^(?:---|\+\+\+|\*\*\*) \S(?:[^\t]*\t|\S* +)(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?(?: [+-]\d{4})?$|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}$)/,
+    'diff',
+  ],
   [
     '; ',
     /^(?:; <<>> DiG |;; (?:communications error to |connection timed out;|no servers could be reached|global options: |Got answer:|->>HEADER<<-|(?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|Query time: ))/,
@@ -105,14 +109,24 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   ],
   [/^(?:Error \d+|Warning) : /, 'lz4'],
   [/^not a dynamic executable$/, 'ldd'],
-  // GCC: a diagnostic at a source line, the function it arose in, and its driver's last words.
+  // The C compiler (GCC, also run as cc and c99): a diagnostic at a source line, the function it
+  // arose in, and its driver's last words.
   [
     new RegExp(
       `^${C_SOURCE}:\\d+(?::\\d+)?: (?:fatal error|error|warning|note): |^\\S+: In (?:function|member function|constructor|destructor|static member function|lambda function) |^In file included from ${C_SOURCE}:\\d+|^compilation terminated\\.$|^collect2: (?:fatal )?error: `,
     ),
-    'gcc',
+    ['gcc', 'cc', 'c99'],
   ],
   [/^(?:No manual entry for \S|What manual page do you want\?)/, 'man'],
+  // Perl's own wordings where no `at FILE line N.` follows (a module loaded by `-M`).
+  [
+    /^(?:Can't locate \S+\.pm in @INC|BEGIN failed--compilation aborted|Can't locate object method "|Global symbol "[^"]+" requires explicit package name)/,
+    'perl',
+  ],
+  // A long listing as ls prints it (mode, links, owner, group, size; its times are gone) and as
+  // tar -tv does (mode, owner/group, size).
+  [/^(?:[-dlcbps][rwxsStT-]{9}[.+@]? \d+ \S+ \S+ \d|total \d+$)/, 'ls'],
+  [/^[-dlcbsph][rwxsStT-]{9} [^\s/]+\/[^\s/]+ \d/, 'tar'],
   [
     /^(?:Connecting to \S.*:\d+\.\.\. |Resolving \S+ \([^)]*\)\.\.\. |(?:HTTP|Proxy) request sent, awaiting response\.\.\. |ERROR \d{3}: |Saving to: |Reusing existing connection to )/,
     'wget',

@@ -1,5 +1,6 @@
 import test from 'ava';
 import {
+  ALIAS_NAME_SHARE,
   bm25Ceiling,
   bm25Idf,
   bm25Stats,
@@ -215,6 +216,16 @@ test('name match: the page named after the program outranks a page that mentions
   const ceiling = bm25Ceiling(stats, stats.df.keys(), DEFAULT_WEIGHTS, new Map([['tar', 0]]));
   t.true(Math.abs(ceiling - bm25Ceiling(stats, stats.df.keys()) - bonus) < 1e-9);
   for (const h of hits) t.true(h.score < ceiling);
+  // A document that only lists the name gains its share of the bonus; the idf counts its chunks.
+  const listed = [{ ...names[0]!, aliases: [2] }];
+  const both = searchLexical(index, query, 20, textOf, undefined, DEFAULT_WEIGHTS, listed);
+  const twoBonus = DEFAULT_WEIGHTS.name * bm25Idf(20, 2) * 2.2;
+  const plainAll = searchLexical(index, query, 20, textOf);
+  const gain = (o: number) =>
+    both.find((h) => h.chunkOrdinal === o)!.score - (plainAll.find((h) => h.chunkOrdinal === o)?.score ?? 0);
+  t.true(Math.abs(gain(1) - twoBonus) < 1e-9);
+  t.true(Math.abs(gain(2) - twoBonus * ALIAS_NAME_SHARE) < 1e-9);
+  t.deepEqual([...bm25Stats(index, query, listed).names], [['tar', { chunks: 2, rank: 0 }]]);
 });
 
 test('document names: the file stem and the names a man page NAME line lists', (t) => {

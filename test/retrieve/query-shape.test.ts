@@ -612,8 +612,8 @@ test('programs: in a scrollback the command whose output holds the errors leads 
   t.regex(traceback, /^KeyError: 'port'$/m);
   const scrollback = `$ ls -l ${dir}\n${listing}\n$ python3 app.py\n${traceback}`;
   // Both are command lines; python3's traceback and KeyError lines are python3's (the traceback's
-  // header and the KeyError name python too, an error line's program ahead of a listing's).
-  t.deepEqual(shapeQuery(scrollback).programs, ['python3', 'python', 'ls']);
+  // header and the KeyError name python too, as ls's listing names ls).
+  t.deepEqual(shapeQuery(scrollback).programs, ['python3', 'ls', 'python']);
   // Without output below it, the first command keeps the lead (first seen wins a tie).
   t.deepEqual(shapeQuery(`$ ls -l ${dir}\n${listing}\n$ python3 app.py`).programs, ['ls', 'python3']);
   // Errors count for the command above them, not for a later one.

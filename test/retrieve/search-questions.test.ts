@@ -35,6 +35,21 @@ test.before(async () => {
       'remove files or directories',
       '       -r, --recursive  remove directories and their contents recursively',
     ),
+    // bzcat's page is bzip2's text filed under another name, here rendered a little shorter (as
+    // two renderers do): plain BM25 puts the shorter one first.
+    ...Object.fromEntries(
+      [
+        ['bzcat.1.txt', ''],
+        ['bzip2.1.txt', '       The options are described below, each with its long form.\n'.repeat(4)],
+      ].map(([f, more]) => [
+        f,
+        page(
+          'bzip2, bunzip2',
+          'a block-sorting file compressor',
+          `       bzip2 compresses files using the Burrows-Wheeler block sorting text compression algorithm.\n${more}`,
+        ),
+      ]),
+    ),
     'notes.1.txt': page(
       'notes',
       'keep notes',
@@ -67,4 +82,11 @@ test.serial('a program the question names leads to its page; unnamed, the words 
 test.serial('a user word finds the manual word: delete a folder with everything in it', async (t) => {
   // `delete` and `folder` are the notes page's words; rm's title and body say remove and directories.
   t.is((await first('delete a folder with everything in it recursively')).page, 'rm.1.txt');
+});
+
+test.serial('of two pages with one text, the one filed under the program’s name leads', async (t) => {
+  // bzcat's page lists bzip2 on its NAME line and sorts first; bzip2's is filed under the name.
+  const out = await first('bzip2: notes.txt is not a bzip2 file.');
+  t.deepEqual(out.programs, ['bzip2']);
+  t.is(out.page, 'bzip2.1.txt');
 });
