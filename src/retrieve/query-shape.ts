@@ -459,7 +459,10 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   const seen = new Set<string>();
   const kept: Line[] = [];
   // Each program's weight: the sum of its lines' priorities (a program that ran and failed leads).
+  // Plain output (no error, no warning) counts once per program: a 30-line `ls -l` listing above
+  // a failed tar names ls, but must not outweigh the command that failed.
   const programs = new Map<string, number>();
+  const plain = new Set<string>();
   // The programs of the last command line: the error and warning lines below it are theirs too,
   // so in a scrollback the command that failed leads the one that listed files before it.
   let ran: string[] = [];
@@ -529,7 +532,13 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     // (`| + O =o.. + |` of ssh-keygen's randomart) are no shell trace.
     const untraced = gutter || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
     const shown = linePrograms(line, command, lone, stamped, indented, untraced);
-    for (const p of shown.programs) programs.set(p, (programs.get(p) ?? 0) + priority + 1);
+    for (const p of shown.programs) {
+      if (priority === 0 && !shown.ran) {
+        if (plain.has(p)) continue;
+        plain.add(p);
+      }
+      programs.set(p, (programs.get(p) ?? 0) + priority + 1);
+    }
     if (shown.ran) ran = shown.programs;
     else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);
     kept.push({ text: line, words: wordCount(line), priority, index, prose });

@@ -612,8 +612,16 @@ test('programs: in a scrollback the command whose output holds the errors leads 
   t.regex(traceback, /^KeyError: 'port'$/m);
   const scrollback = `$ ls -l ${dir}\n${listing}\n$ python3 app.py\n${traceback}`;
   // Both are command lines; python3's traceback and KeyError lines are python3's (the traceback's
-  // header and the KeyError name python too, as ls's listing names ls).
-  t.deepEqual(shapeQuery(scrollback).programs, ['python3', 'ls', 'python']);
+  // header and the KeyError name python too; ls's listing names ls once).
+  t.deepEqual(shapeQuery(scrollback).programs, ['python3', 'python', 'ls']);
+  // However long the listing, the command that failed below it leads.
+  for (let i = 0; i < 40; i++) await writeFile(join(dir, `file-${i}.txt`), 'x\n');
+  await writeFile(join(dir, 'backup.tar.gz'), 'not an archive\n');
+  const long = run('ls', ['-l', dir]);
+  t.true(long.split('\n').length > 40);
+  const tar = run('tar', ['-xzf', 'backup.tar.gz'], { cwd: dir });
+  t.regex(tar, /^gzip: stdin: not in gzip format$/m);
+  t.is(shapeQuery(`$ ls -l\n${long}\n$ tar -xzf backup.tar.gz\n${tar}`).programs[0], 'tar');
   // Without output below it, the first command keeps the lead (first seen wins a tie).
   t.deepEqual(shapeQuery(`$ ls -l ${dir}\n${listing}\n$ python3 app.py`).programs, ['ls', 'python3']);
   // Errors count for the command above them, not for a later one.
