@@ -1,39 +1,17 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import { shapeQuery } from '../../src/retrieve/query-shape.js';
+import { runProgram, scratchDirs } from '../helpers/run-program.js';
 
 // Output that is one program's although it does not name it: each case runs the real program and
 // shapes what it printed. The forms of servers and daemons that cannot run here (an ssh server's
 // refusal, sudo's policy, apt's lock, a container daemon) are quoted as those programs word them.
 
-const dirs: string[] = [];
-test.after.always(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-async function scratch(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'kortty-forms-'));
-  dirs.push(d);
-  return d;
-}
-
-/** Runs a program (no shell) and returns stdout then stderr, as a terminal shows them. */
-function run(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string | Buffer } = {},
-): string {
-  const r = spawnSync(cmd, args, {
-    encoding: 'utf8',
-    cwd: opts.cwd,
-    input: opts.input,
-    env: { ...process.env, LC_ALL: 'C', ...opts.env },
-  });
-  if (r.error) throw r.error;
-  return `${r.stdout}${r.stderr}`.replace(/\n+$/u, '');
-}
+const dirs = scratchDirs('kortty-forms-');
+test.after.always(() => dirs.removeAll());
+const scratch = () => dirs.make();
+const run = runProgram;
 
 const line = (out: string, re: RegExp) => {
   const found = out.split('\n').find((l) => re.test(l));

@@ -1,38 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import { QUERY_WORD_BUDGET, shapeQuery } from '../../src/retrieve/query-shape.js';
+import { runProgram, scratchDirs } from '../helpers/run-program.js';
 
 // Selection → query on what real programs print: each case runs the program and shapes its real
 // output (with a prompt line in front where a user would have selected one).
 
-const dirs: string[] = [];
-test.after.always(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-async function scratch(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'kortty-shape-'));
-  dirs.push(d);
-  return d;
-}
-
-/** Runs a program (no shell) and returns what it printed, stdout then stderr, as a terminal shows it. */
-function run(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
-): string {
-  const r = spawnSync(cmd, args, {
-    encoding: 'utf8',
-    cwd: opts.cwd,
-    input: opts.input,
-    env: { ...process.env, LC_ALL: 'C', ...opts.env },
-  });
-  if (r.error) throw r.error;
-  return `${r.stdout}${r.stderr}`.replace(/\n+$/u, '');
-}
+const dirs = scratchDirs('kortty-shape-');
+test.after.always(() => dirs.removeAll());
+const scratch = () => dirs.make();
+const run = runProgram;
 
 const lines = (s: string) => s.split('\n');
 
