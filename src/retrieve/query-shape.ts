@@ -437,8 +437,10 @@ const wordCount = (s: string) => (s ? s.split(' ').length : 0);
 
 /** The line as the terminal showed it: what a carriage return overwrote is gone. */
 function lastOverwrite(line: string): string {
-  const cr = line.lastIndexOf('\r');
-  return cr === -1 ? line : line.slice(cr + 1);
+  // A carriage return that ends the line (a program's CRLF, cut from its LF) overwrote nothing.
+  const text = line.replace(/\r+$/, '');
+  const cr = text.lastIndexOf('\r');
+  return cr === -1 ? text : text.slice(cr + 1);
 }
 
 /** Shapes a terminal selection into the query retrieval uses. */
@@ -463,6 +465,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // a failed tar names ls, but must not outweigh the command that failed.
   const programs = new Map<string, number>();
   const plain = new Set<string>();
+  // Programs a command or trace line runs (the others only printed something).
+  const commanded = new Set<string>();
   // The programs of the last command line: the error and warning lines below it are theirs too,
   // so in a scrollback the command that failed leads the one that listed files before it.
   let ran: string[] = [];
@@ -539,11 +543,16 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
       }
       programs.set(p, (programs.get(p) ?? 0) + priority + 1);
     }
-    if (shown.ran) ran = shown.programs;
-    else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);
+    if (shown.ran) {
+      ran = shown.programs;
+      for (const p of ran) commanded.add(p);
+    } else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);
     kept.push({ text: line, words: wordCount(line), priority, index, prose });
   }
 
+  // ssh speaks for the program that ran it (scp, rsync, git): its refusal comes first, then the
+  // program's own verdict (`scp: Connection closed`), which leads unless the user ran ssh.
+  if (programs.size > 1 && programs.has('ssh') && !commanded.has('ssh')) programs.set('ssh', 0);
   const chosen = withinBudget(kept, budget, dropped);
   // Programs named in prose count only when nothing else in the selection names one, and only on
   // the lines the query keeps (the budget bounds the cost of reading them).

@@ -201,7 +201,7 @@ test('patch, zip, unzip, rsync, wget, dig, ls, tar, man, ps, df and free: their 
   t.deepEqual(shapeQuery(free.split('\n')[0]!).programs, ['free'], free);
 });
 
-test('ssh and its tools: the agent and key generation; a server’s refusals as ssh words them', async (t) => {
+test('ssh and its tools: the agent and key generation; a server’s refusals as ssh words them; ssh inside scp, rsync and git', async (t) => {
   const dir = await scratch();
   const agent = run('ssh-add', ['-l'], { env: { HOME: dir, SSH_AUTH_SOCK: '' } });
   t.regex(
@@ -212,6 +212,24 @@ test('ssh and its tools: the agent and key generation; a server’s refusals as 
   const keygen = run('ssh-keygen', ['-t', 'ed25519', '-N', '', '-C', 'k', '-f', join(dir, 'id')]);
   t.regex(keygen, /^Generating public\/private ed25519 key pair\.$/m);
   t.deepEqual(shapeQuery(keygen).programs, ['ssh-keygen']);
+  // ssh's refusal inside the program that ran it: that program leads (port 1 is closed, as in
+  // the wget case).
+  const ssh = ['-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5'];
+  const scp = run('scp', ['-P', '1', ...ssh, join(dir, 'id.pub'), '127.0.0.1:/tmp/']);
+  // ssh ends its lines with CRLF here; the last line's CR overwrote nothing.
+  t.regex(scp, /^ssh: connect to host 127\.0\.0\.1 port 1: Connection refused\r?\nscp: /);
+  t.deepEqual(shapeQuery(scp).programs, ['scp', 'ssh'], scp);
+  const rsync = run('rsync', ['-e', `ssh -p 1 ${ssh.join(' ')}`, join(dir, 'id.pub'), '127.0.0.1:/tmp/']);
+  t.regex(rsync, /^ssh: connect to host .*\r?\nrsync: /);
+  t.is(shapeQuery(rsync).programs[0], 'rsync', rsync);
+  const clone = run('git', ['clone', 'ssh://git@127.0.0.1:1/team/app.git', join(dir, 'app')], {
+    env: { GIT_SSH_COMMAND: `ssh ${ssh.join(' ')}`, HOME: dir },
+  });
+  t.regex(clone, /^ssh: connect to host .*\r?\nfatal: Could not read from remote repository\.$/m);
+  t.is(shapeQuery(clone).programs[0], 'git', clone);
+  // Run by the user, ssh keeps its lead.
+  const direct = run('ssh', ['-p', '1', ...ssh, '127.0.0.1', 'true']);
+  t.deepEqual(shapeQuery(`$ ssh -p 1 127.0.0.1 true\n${direct}`).programs, ['ssh']);
   for (const out of [
     'git@github.com: Permission denied (publickey).',
     'deploy@10.0.0.5: Permission denied (publickey,password).',
