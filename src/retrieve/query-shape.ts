@@ -204,6 +204,7 @@ const SUGGESTED = /^[a-z][\w.+-]*(?: (?!=)\S+){0,3}? (?:--?[A-Za-z]|<[a-z][\w-]*
 // An indented line of output: a suggestion, a stack frame, code, or a dumped object's `key: value`
 // (`  code: 'MODULE_NOT_FOUND',` after node's error), never a program's own `prog: message`.
 const INDENT = /^(?: {2,}|\t)/;
+// diff's normal format marks an old line `< ` and a new one `> ` (see shapeQuery).
 const DIFF_LINE = /^[<>] /;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
@@ -464,6 +465,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // Plain output (no error, no warning) counts once per program: a 30-line `ls -l` listing above
   // a failed tar names ls, but must not outweigh the command that failed.
   const programs = new Map<string, number>();
+  const credit = (p: string, weight: number) => programs.set(p, (programs.get(p) ?? 0) + weight);
   const plain = new Set<string>();
   // Programs a command or trace line runs (the others only printed something).
   const commanded = new Set<string>();
@@ -522,7 +524,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     const prose = command || lone || indented ? undefined : line;
     if (!command && QUESTION_LINE.test(line)) line = dropQuestionWords(line, dropped);
     // ed's only diagnostic, a lone `?`, names ed and holds no word to search for.
-    if (line === '?') programs.set('ed', (programs.get('ed') ?? 0) + 1);
+    if (line === '?') credit('ed', 1);
     if (!line || !/[\p{L}\p{N}]/u.test(line)) continue;
     const key = line.toLowerCase().replace(/\d+/g, '0');
     if (seen.has(key)) {
@@ -541,12 +543,12 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
         if (plain.has(p)) continue;
         plain.add(p);
       }
-      programs.set(p, (programs.get(p) ?? 0) + priority + 1);
+      credit(p, priority + 1);
     }
     if (shown.ran) {
       ran = shown.programs;
       for (const p of ran) commanded.add(p);
-    } else if (priority >= 2) for (const p of ran) programs.set(p, (programs.get(p) ?? 0) + priority);
+    } else if (priority >= 2) for (const p of ran) credit(p, priority);
     kept.push({ text: line, words: wordCount(line), priority, index, prose });
   }
 
