@@ -201,15 +201,21 @@ const list = (p: Programs): readonly string[] => (typeof p === 'string' ? [p] : 
 
 // All openings as one pattern, each its own group: one match per line instead of a test per form
 // (8× faster on lines that match none, which are most). A form with a group of its own would shift
-// the numbering, so forms use only non-capturing groups, checked here once.
-for (const [form] of OPENINGS)
-  if (new RegExp(`${form.source}|`).exec('')!.length !== 1 || form.flags !== '')
-    throw new Error(`output-forms: ${form} has a capturing group or flags`);
-const ANY_OPENING = new RegExp(OPENINGS.map(([form]) => `(${form.source})`).join('|'));
+// the numbering, so forms use only non-capturing groups, checked once. Built at the first shaping,
+// not at import: a command that never shapes a query does not pay the few milliseconds.
+let anyOpening: RegExp | undefined;
+function openingPattern(): RegExp {
+  if (anyOpening) return anyOpening;
+  for (const [form] of OPENINGS)
+    if (new RegExp(`${form.source}|`).exec('')!.length !== 1 || form.flags !== '')
+      throw new Error(`output-forms: ${form} has a capturing group or flags`);
+  anyOpening = new RegExp(OPENINGS.map(([form]) => `(${form.source})`).join('|'));
+  return anyOpening;
+}
 
 /** The programs whose line opening `line` (shaped) is, or none (the earliest match in the line). */
 export function openingPrograms(line: string): readonly string[] {
-  const m = ANY_OPENING.exec(line);
+  const m = openingPattern().exec(line);
   if (!m) return [];
   const row = m.findIndex((g, i) => i > 0 && g !== undefined) - 1;
   return list(OPENINGS[row]![1]);
