@@ -115,11 +115,13 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
       }
     }
     const out: NameMatch[] = [];
-    for (const [rank, p] of programs.entries()) {
+    // A program no document of this store bears takes no rank: `bash: cd: …` names cd first, and
+    // where cd has no page of its own, bash weighs as if named alone.
+    for (const p of programs) {
       const term = nameTerm(p);
       const entry = byName.get(p.toLowerCase());
-      if (term !== undefined)
-        out.push({ term, ordinals: entry?.filed ?? [], aliases: entry?.listed ?? [], rank });
+      if (term !== undefined && entry)
+        out.push({ term, ordinals: entry.filed, aliases: entry.listed, rank: out.length });
     }
     return out;
   };

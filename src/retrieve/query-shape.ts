@@ -184,6 +184,11 @@ const OUTPUT_PROGRAM =
 // is. Only a shell script's suffix says so: awk (`awk: line 1: …`) and ssh (`ssh_config: line 2: …`)
 // print lines of the same form.
 const SCRIPT_ERROR = /^(?:\S*\/)?[\w.+-]+\.(?:sh|bash): (line )?\d+: /;
+// A shell's error about a command it ran names the command after the shell (and the line of a
+// `-c` string): `bash: line 1: kill: (42) - No such process`, `-bash: cd: x: No such file …`,
+// dash's `/bin/sh: 1: foo: not found`. The command is what the user ran; the shell follows it.
+const SHELL_COMMAND_ERROR =
+  /^(?:-|\S*\/)?(?:bash|sh|dash|zsh|ksh|mksh)(?:: line \d+|: \d+)?: ([a-z][\w.+-]{0,63}): /;
 const USAGE = /^usage: +(?:\S*\/)?([A-Za-z0-9][\w.+-]*)/i;
 const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b/;
 // A quoted command the output tells the user to run: `(use "git add" to track)`, `See "systemctl
@@ -337,7 +342,11 @@ function outputPrograms(
   const prog = indented || opening.length > 0 ? undefined : OUTPUT_PROGRAM.exec(line)?.[1];
   if (opening.length > 0) out.push(...opening);
   else if (script) out.push(script[1] ? 'bash' : 'sh');
-  else if (prog && !LABELS.has(prog)) out.push(prog);
+  else if (prog && !LABELS.has(prog)) {
+    const command = SHELL_COMMAND_ERROR.exec(line)?.[1];
+    if (command && !LABELS.has(command)) out.push(command);
+    out.push(prog);
+  }
   const usage = USAGE.exec(line)?.[1];
   if (usage) out.push(usage.toLowerCase());
   const hint = TRY_HELP.exec(line)?.[1];

@@ -201,7 +201,11 @@ export async function search<S extends SearchableStore>(
     const stats = lexical.map((s) => s.backend.lexicalStats?.(query, programs));
     const held = new Set(stats.flatMap((st) => (st ? [...st.df.keys()] : [])));
     const named = new Map<string, number>();
-    for (const st of stats) for (const [term, { rank }] of st?.names ?? []) named.set(term, rank);
+    // A store ranks only the names it bears (snapshot-search.ts), so one name may rank differently
+    // in two stores: the ceiling takes its best rank, which no store's hit can exceed.
+    for (const st of stats)
+      for (const [term, { rank }] of st?.names ?? [])
+        named.set(term, Math.min(rank, named.get(term) ?? rank));
     for (const [i, s] of lexical.entries()) {
       const ceiling = stats[i] ? bm25Ceiling(stats[i], held, undefined, named) : 0;
       const found = await isolate(s.store, () =>

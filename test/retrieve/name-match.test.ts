@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import test from 'ava';
 import { createSearchDeps } from '../../src/app/search-deps.js';
 import { STARTER_MODEL_ID } from '../../src/embed/starter-model.js';
+import { openSnapshot } from '../../src/index/snapshot-io.js';
 import { search } from '../../src/retrieve/search.js';
+import { snapshotPath } from '../../src/storage/paths.js';
 import { createDefaultPorts } from '../../src/store/default-ports.js';
 import { addSources, createStore, findStore } from '../../src/store/engine.js';
 import { homeWithStarter, prose, tempDir, writeTree } from '../helpers/store-env.js';
@@ -43,6 +45,17 @@ const others = (topic: string) =>
     ]),
   );
 
+const manPage = (name: string, summary: string) =>
+  [
+    `${name.toUpperCase()}(1)            User Commands            ${name.toUpperCase()}(1)`,
+    '',
+    'NAME',
+    `       ${name} - ${summary}`,
+    '',
+    'DESCRIPTION',
+    '',
+  ].join('\n');
+
 test.before(async () => {
   home = await homeWithStarter();
   const scratch = await tempDir('kortty-name-run-');
@@ -77,6 +90,56 @@ test.before(async () => {
   await createStore({ name: 'Notes', modelId: STARTER_MODEL_ID }, home);
   await addSources('Pages', [{ kind: 'folder', path: pages }], { ports: createDefaultPorts(home) }, home);
   await addSources('Notes', [{ kind: 'folder', path: notes }], { ports: createDefaultPorts(home) }, home);
+
+  // A shell's page and kill's; no page for cd, which is a builtin only.
+  const shell = await tempDir('kortty-name-shell-');
+  await writeTree(shell, {
+    'bash.txt': `${manPage('bash', 'GNU Bourne-Again SHell')}${prose('shell command process job', 8, 5)}`,
+    'kill.txt': `${manPage('kill', 'send a signal to a process')}${prose('signal process', 4, 9)}`,
+    ...others('kitchen'),
+  });
+  await createStore({ name: 'Shell', modelId: STARTER_MODEL_ID }, home);
+  await addSources('Shell', [{ kind: 'folder', path: shell }], { ports: createDefaultPorts(home) }, home);
+});
+
+// stderr of a real bash -c: its builtins' errors name the builtin after the shell.
+const bashError = (script: string) =>
+  spawnSync('bash', ['-c', script], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } }).stderr.trim();
+
+test.serial("a shell's error about a command: the command's page leads, the shell's follows", async (t) => {
+  // The pid of a process that has exited: kill finds no such process.
+  const gone = spawnSync('true').pid;
+  const killed = bashError(`kill ${gone}`);
+  t.regex(killed, /^bash: line 1: kill: \(\d+\) - No such process$/);
+  const deps = createSearchDeps(home);
+  try {
+    const store = await findStore('Shell', home);
+    const r = await search({ stores: [store], query: killed, mode: 'lexical' }, deps);
+    const pages = r.excerpts.map((e) => e.path.replace(/^.*\//, ''));
+    t.is(pages[0], 'kill.txt', pages.join());
+    t.true(pages.includes('bash.txt'), pages.join());
+    // cd has no page: the shell's page leads, its name weighing as if named alone.
+    const cd = bashError('cd /nonexistent-kortty');
+    t.regex(cd, /^bash: line 1: cd: \/nonexistent-kortty: No such file or directory$/);
+    const c = await search({ stores: [store], query: cd, mode: 'lexical' }, deps);
+    t.true(c.excerpts[0]!.path.endsWith('bash.txt'), c.excerpts.map((e) => e.path).join());
+  } finally {
+    await deps.close();
+  }
+});
+
+test.serial('a program no document is named after takes no rank among the names', async (t) => {
+  const store = await findStore('Shell', home);
+  const snap = (await openSnapshot(snapshotPath(store.id, home), { expectFingerprint: store.fingerprint }))!;
+  try {
+    const ranks = (programs: string[]) =>
+      Object.fromEntries([...snap.lexicalStats('process', programs).names].map(([k, v]) => [k, v.rank]));
+    t.deepEqual(ranks(['cd', 'bash']), { bash: 0 });
+    t.deepEqual(ranks(['kill', 'bash']), { kill: 0, bash: 1 });
+    t.deepEqual(ranks(['tar', 'cd', 'kill']), { kill: 0 });
+  } finally {
+    snap.close();
+  }
 });
 
 test.serial(

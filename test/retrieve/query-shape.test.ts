@@ -341,7 +341,7 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery(byPath).programs, ['tar']);
   const sh = run('/bin/sh', ['-c', 'kortty-no-such-command']);
   t.regex(sh, /^\/bin\/sh: (?:line )?1: kortty-no-such-command: (?:command )?not found$/);
-  t.deepEqual(shapeQuery(sh).programs, ['sh']);
+  t.deepEqual(shapeQuery(sh).programs, ['kortty-no-such-command', 'sh']);
   // A login shell's argv[0] is its name after a dash.
   const login = spawnSync('bash', ['-c', 'cd /nonexistent-kortty'], {
     argv0: '-bash',
@@ -349,7 +349,16 @@ test('programs: the command words and the `prog:` of real output, leading progra
     env: { ...process.env, LC_ALL: 'C' },
   }).stderr.trim();
   t.regex(login, /^-bash: line 1: cd: \/nonexistent-kortty: No such file or directory$/);
-  t.deepEqual(shapeQuery(login).programs, ['bash']);
+  // The shell's error names the command it ran (here a builtin), then the shell.
+  t.deepEqual(shapeQuery(login).programs, ['cd', 'bash']);
+  const killed = spawnSync('bash', ['-c', `kill ${spawnSync('true').pid}`], {
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C' },
+  }).stderr.trim();
+  t.regex(killed, /^bash: line 1: kill: \(\d+\) - No such process$/);
+  t.deepEqual(shapeQuery(killed).programs, ['kill', 'bash']);
+  // A shell's warning and its own syntax errors name no command.
+  t.deepEqual(shapeQuery(run('bash', ['-c', 'echo $((1+))'])).programs, ['bash']);
   // A shell's error in a script names the shell, not the script; awk's `awk: line 1:` stays awk's.
   await writeFile(join(dir, 'install.sh'), 'if true; then\n  echo ok\nfi fi\n');
   const bashScript = run('bash', ['install.sh'], { cwd: dir });
