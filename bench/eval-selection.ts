@@ -131,7 +131,8 @@ async function main() {
     for (const p of extra) await writeFile(join(corpus, `${p.name}.txt`), p.text);
     const project = await buildProject(join(root, 'project'));
     const captured = await captureCases(project, RUN_CASES);
-    const selection = assembleSelection(RUN_CASES, LINE_CASES, names, captured);
+    const corpusNames = new Set([...names, ...extra.map((p) => p.name)]);
+    const selection = assembleSelection(RUN_CASES, LINE_CASES, names, captured, corpusNames);
     const proxy = assembleProxy(pages);
     const options = await optionQuestions([...pages, ...extra]);
     const asked = assembleAsked(options.queries);

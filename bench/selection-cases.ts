@@ -104,6 +104,12 @@ export interface RunCase {
   id: string;
   /** The judged page (one of PAGES). */
   page: string;
+  /**
+   * Pages a fair judge accepts as well, where the corpus has them: the shown command's subcommand
+   * page (`git log` runs git-log, documented in git-log(1); `openssl s_client` in
+   * openssl-s_client(1)). Judges who did not see the ranking pick these as often as the program's.
+   */
+  also?: readonly string[];
   /** What runs, in the project directory (argv[0] looked up on PATH unless it is a path; never through a shell). */
   argv: string[];
   /** The command line as the user typed it, when it differs from argv (globs, redirections). */
@@ -116,6 +122,8 @@ export interface RunCase {
 export interface LineCase {
   id: string;
   page: string;
+  /** As RunCase's. */
+  also?: readonly string[];
   /** A command line a user would select to ask about it. */
   line: string;
 }
@@ -311,15 +319,28 @@ export const RUN_CASES: readonly RunCase[] = [
   {
     id: 'openssl-connect',
     page: 'openssl',
+    also: ['openssl-s_client'],
     argv: ['openssl', 's_client', '-connect', `${closed}:1`],
     frame: 'prompt',
   },
   { id: 'gpg-missing-sig', page: 'gpg', argv: ['gpg', '--verify', 'release.tar.gz.sig'], frame: 'output' },
   // git
   { id: 'git-not-a-repo', page: 'git', argv: ['git', 'status'], frame: 'output' },
-  { id: 'git-not-a-repo-prompt', page: 'git', argv: ['git', 'log', '--oneline'], frame: 'color-prompt' },
+  {
+    id: 'git-not-a-repo-prompt',
+    page: 'git',
+    also: ['git-log'],
+    argv: ['git', 'log', '--oneline'],
+    frame: 'color-prompt',
+  },
   { id: 'git-broken-gitdir', page: 'git', argv: ['git', '-C', 'broken', 'status'], frame: 'output' },
-  { id: 'git-no-commits', page: 'git', argv: ['git', '-C', 'repo', 'log'], frame: 'prompt' },
+  {
+    id: 'git-no-commits',
+    page: 'git',
+    also: ['git-log'],
+    argv: ['git', '-C', 'repo', 'log'],
+    frame: 'prompt',
+  },
   {
     id: 'git-pathspec',
     page: 'git',
@@ -329,12 +350,14 @@ export const RUN_CASES: readonly RunCase[] = [
   {
     id: 'git-no-origin',
     page: 'git',
+    also: ['git-push'],
     argv: ['git', '-C', 'repo', 'push', 'origin', 'main'],
     frame: 'ci-log',
   },
   {
     id: 'git-clone-refused',
     page: 'git',
+    also: ['git-clone'],
     argv: ['git', 'clone', `http://${closed}:1/team/app.git`],
     frame: 'prompt',
   },
@@ -607,7 +630,13 @@ export const RUN_CASES: readonly RunCase[] = [
     argv: ['tar', '-xf', 'backup.tar', '-C', 'dist'],
     frame: 'scrollback',
   },
-  { id: 'scrollback-git', page: 'git', argv: ['git', 'pull', '--rebase'], frame: 'scrollback' },
+  {
+    id: 'scrollback-git',
+    page: 'git',
+    also: ['git-pull'],
+    argv: ['git', 'pull', '--rebase'],
+    frame: 'scrollback',
+  },
   {
     id: 'scrollback-ssh',
     page: 'ssh',
@@ -633,9 +662,14 @@ export const LINE_CASES: readonly LineCase[] = [
   { id: 'line-tar-extract', page: 'tar', line: 'tar -xJf linux-6.8.tar.xz -C /usr/src' },
   { id: 'line-find-delete', page: 'find', line: "find . -name '*.log' -mtime +7 -delete" },
   { id: 'line-find-exec', page: 'find', line: 'find /var/www -type f -perm -o+w -exec chmod o-w {} +' },
-  { id: 'line-git-rebase', page: 'git', line: 'git rebase -i HEAD~3' },
-  { id: 'line-git-reset', page: 'git', line: 'git reset --hard origin/main' },
-  { id: 'line-git-log', page: 'git', line: 'git log --oneline --graph --decorate --all' },
+  { id: 'line-git-rebase', page: 'git', also: ['git-rebase'], line: 'git rebase -i HEAD~3' },
+  { id: 'line-git-reset', page: 'git', also: ['git-reset'], line: 'git reset --hard origin/main' },
+  {
+    id: 'line-git-log',
+    page: 'git',
+    also: ['git-log'],
+    line: 'git log --oneline --graph --decorate --all',
+  },
   { id: 'line-ssh-tunnel', page: 'ssh', line: 'ssh -L 8080:localhost:80 -N -f deploy@bastion.example.com' },
   { id: 'line-ssh-jump', page: 'ssh', line: 'ssh -J jump@10.0.0.1 admin@10.0.2.15' },
   { id: 'line-scp-recursive', page: 'scp', line: 'scp -r -P 2222 ./dist/ deploy@web01:/var/www/app/' },
@@ -679,6 +713,7 @@ export const LINE_CASES: readonly LineCase[] = [
   {
     id: 'line-openssl-client',
     page: 'openssl',
+    also: ['openssl-s_client'],
     line: 'openssl s_client -connect example.com:443 -servername example.com',
   },
   {

@@ -146,7 +146,8 @@ export function renderSetReport(run: SetRun): string {
 export function misses(run: SetRun, system: SystemRun): string[] {
   return run.queries.flatMap((q, i) => {
     const docs = [...new Set(system.ranked[i])];
-    const rank = docs.indexOf(q.page) + 1;
+    const right = new Set([q.page, ...(q.also ?? [])]);
+    const rank = docs.findIndex((d) => right.has(d)) + 1;
     if (rank === 1) return [];
     const at = rank === 0 ? 'not found' : `rank ${rank}`;
     return [`${q.id} (${q.kind}) ${q.page}: ${at}; top ${docs.slice(0, 3).join(', ')}`];

@@ -19,6 +19,8 @@ export interface EvalQuery {
   kind: Frame | 'line' | 'proxy' | 'options' | 'asked' | 'named';
   /** The judged page (document id = rendered file name without `.txt`). */
   page: string;
+  /** Pages judged as right as `page` (a subcommand's own page: RunCase's `also`). */
+  also?: readonly string[];
   text: string;
 }
 
@@ -91,8 +93,14 @@ export function assembleSelection(
   lineCases: readonly LineCase[],
   pages: ReadonlySet<string>,
   captured: Captured,
+  corpus: ReadonlySet<string> = pages,
 ): { queries: EvalQuery[]; notes: string[] } {
   const queries: EvalQuery[] = [];
+  // Only pages the corpus holds can be judged right: nDCG's ideal counts every judged page.
+  const held = (also: readonly string[] | undefined) => {
+    const kept = also?.filter((p) => corpus.has(p)) ?? [];
+    return kept.length > 0 ? { also: kept } : {};
+  };
   const notes: string[] = [];
   const byId = <T extends { id: string }>(xs: readonly T[]) =>
     [...xs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -116,6 +124,7 @@ export function assembleSelection(
       set: 'selection',
       kind: c.frame,
       page: c.page,
+      ...held(c.also),
       text: frameSelection(c.frame, shown, out, captured.filler),
     });
   }
@@ -124,14 +133,21 @@ export function assembleSelection(
       notes.push(`${c.id}: skipped, no man page for ${c.page}`);
       continue;
     }
-    queries.push({ id: c.id, set: 'selection', kind: 'line', page: c.page, text: c.line });
+    queries.push({
+      id: c.id,
+      set: 'selection',
+      kind: 'line',
+      page: c.page,
+      ...held(c.also),
+      text: c.line,
+    });
   }
   return { queries, notes };
 }
 
-/** Relevance of a query: its page, gain 1. */
-export function judgementOf(q: Pick<EvalQuery, 'page'>): Map<string, number> {
-  return new Map([[q.page, 1]]);
+/** Relevance of a query: its page and the pages judged as right (`also`), gain 1 each. */
+export function judgementOf(q: Pick<EvalQuery, 'page' | 'also'>): Map<string, number> {
+  return new Map([q.page, ...(q.also ?? [])].map((p) => [p, 1]));
 }
 
 /** Shortest derived question worth asking (characters, after masking). */

@@ -26,7 +26,12 @@ type Programs = string | readonly string[];
 //     terminal shows as blanks (git's headers have no time: `--- a/x`);
 //   - dig's comment lines (`; <<>> DiG 9.18 <<>> …`, `;; communications error to …`,
 //     `;; no servers could be reached`), whose semicolons shaping strips; nslookup, of the same
-//     source, prints some of them too.
+//     source, prints some of them too;
+//   - a byte dump's line, whose offset and bytes shaping drops as hex: hexdump -C's (hd's)
+//     `00000000  7f 45 4c 46 …  |.ELF....|`, xxd's `00000000: 7f45 4c46 …  .ELF....`, od's
+//     octal `0000000 042577 043114 …`;
+//   - iconv's verdict, also where it follows converted text that ended without a newline
+//     (`Caf` then `iconv: illegal input sequence at position 3` shows as one line).
 const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   [': *** ', /(?:^|\s)[^\s:]+:\d+: \*\*\* /, 'make'],
   ['-- ', /(?:^|\s)--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- +(?:https?|ftps?):\/\//, 'wget'],
@@ -42,6 +47,14 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
     '; ',
     /^(?:; <<>> DiG |;; (?:communications error to |connection timed out;|no servers could be reached|global options: |Got answer:|->>HEADER<<-|(?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|Query time: ))/,
     ['dig', 'nslookup'],
+  ],
+  ['|', /^[0-9a-f]{8}(?: {1,2}[0-9a-f]{2}){1,16} +\|[^|]{1,16}\|$/, ['hexdump', 'hd']],
+  [': ', /^[0-9a-f]{7,8}: (?:[0-9a-f]{2,4} ){1,8} .{1,16}$/, 'xxd'],
+  [' ', /^[0-7]{7}(?: [0-7]{6}){1,8}$/, 'od'],
+  [
+    'iconv: ',
+    /iconv: (?:illegal input sequence at position \d|incomplete character or shift sequence at end of buffer|cannot convert|conversion (?:from|to) )/,
+    'iconv',
   ],
 ];
 
@@ -109,6 +122,8 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   ],
   [/^(?:Error \d+|Warning) : /, 'lz4'],
   [/^not a dynamic executable$/, 'ldd'],
+  // The linker's failure as the compiler driver reports it: ld failed, and the driver ran it.
+  [/^collect2: (?:fatal )?error: ld returned \d+ exit status$/, ['ld', 'gcc', 'cc', 'c99']],
   // The C compiler (GCC, also run as cc and c99): a diagnostic at a source line, the function it
   // arose in, and its driver's last words.
   [
@@ -195,7 +210,28 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^(?:no crontab for \S+$|crontab: installing new crontab$)/, 'crontab'],
   // Vim numbers its errors (`E212: Can't open file for writing`).
   [/^E\d{2,4}: [A-Z]|^Vim: /, 'vim'],
+  // capsh --print's report, rpcgen's error at a line of its `.x` file, and a systemd unit file's
+  // error at its line as systemd-analyze verify prints it (the journal's has `systemd[1]: ` first).
+  [/^(?:Current: =|Bounding set =|Ambient set =|Current IAB: )/, 'capsh'],
+  [/^\S+\.x, line \d+: /, 'rpcgen'],
+  [
+    /^\S+\.(?:service|socket|timer|mount|automount|swap|target|path|slice|scope|device):\d+: /,
+    'systemd-analyze',
+  ],
 ];
+
+// A script's own file in a bin directory is the program the user ran: Perl's `… at
+// /usr/bin/json_pp line 51.` and Python's `File "/usr/bin/foo", line 8, in <module>` name
+// json_pp and foo, before the interpreter.
+const SCRIPT_FRAME =
+  / at \/(?:usr\/(?:local\/)?)?s?bin\/([\w.+-]+) line \d+|^\s*File "\/(?:usr\/(?:local\/)?)?s?bin\/([\w.+-]+)", line \d+/;
+
+/** The program whose script `stamped` (the line before its timestamps went) shows a frame of. */
+export function scriptProgram(stamped: string): string | undefined {
+  if (!stamped.includes('bin/')) return undefined;
+  const m = SCRIPT_FRAME.exec(stamped);
+  return m ? (m[1] ?? m[2])!.toLowerCase() : undefined;
+}
 
 const list = (p: Programs): readonly string[] => (typeof p === 'string' ? [p] : p);
 

@@ -40,7 +40,7 @@
 // selection (a trace's headline and its innermost or final line), then the rest in order. Lines are
 // kept in the order they were selected.
 
-import { DIFF_CHANGE, openingPrograms, signaturePrograms } from './output-forms.js';
+import { DIFF_CHANGE, openingPrograms, scriptProgram, signaturePrograms } from './output-forms.js';
 
 /**
  * Words a shaped query keeps. An error line with its command is 10–30 words; 64 leaves room for a
@@ -288,7 +288,25 @@ function mentionedPrograms(line: string): string[] {
   return out;
 }
 
-/** The command words of a command line: its first command's and each piped or chained one's. */
+// Programs that document each subcommand on a page of its own, filed as `program-subcommand`
+// (git-log, openssl-s_client, perf-record). The subcommand is the word after the program, past
+// its long options and git's `-C dir` and `-c key=value`; another short option ends the search.
+// Other programs' next word is an argument (`make build`, `cat notes`), no page's name.
+const SUBCOMMAND_PAGES: ReadonlySet<string> = new Set(
+  (
+    'git openssl perf docker podman buildah skopeo npm cargo ip gh flatpak ostree btrfs zfs zpool ' +
+    'borg restic git-annex'
+  ).split(' '),
+);
+const SUBCOMMAND = /^[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*$/;
+const OPTION_WITH_VALUE = new Set(['-C', '-c']);
+
+/**
+ * The command words of a command line: its first command's and each piped or chained one's. The
+ * first command's subcommand page comes before it, the most specific page first: `git log` names
+ * git-log, then git. A name no document of a store bears takes no rank there (snapshot-search.ts),
+ * so where git-log has no page, git leads.
+ */
 function commandPrograms(line: string): string[] {
   const out: string[] = [];
   for (const segment of line.split(/\|\|?|&&|;|\$\(|`/)) {
@@ -300,7 +318,17 @@ function commandPrograms(line: string): string[] {
     )
       i++;
     const word = words[i]?.replace(/^.*\//, '');
-    if (word && PROGRAM.test(word)) out.push(word.toLowerCase());
+    if (!word || !PROGRAM.test(word)) continue;
+    if (out.length > 0 || !SUBCOMMAND_PAGES.has(word)) {
+      out.push(word.toLowerCase());
+      continue;
+    }
+    let j = i + 1;
+    while (OPTION_WITH_VALUE.has(words[j] ?? '') || words[j]?.startsWith('--'))
+      j += words[j]!.startsWith('--') ? 1 : 2;
+    const sub = words[j];
+    if (sub && SUBCOMMAND.test(sub)) out.push(`${word}-${sub}`);
+    out.push(word);
   }
   return out;
 }
@@ -319,23 +347,28 @@ function linePrograms(
   stamped: string,
   indented: boolean,
   untraced: boolean,
-): { programs: string[]; ran: boolean } {
+): { programs: string[]; ran: boolean; frame?: string } {
   if (command) return { programs: commandPrograms(line), ran: true };
   const signatures = signaturePrograms(stamped);
   // diff -u's `+++ b.txt<TAB>time` is no shell trace of `b.txt`.
   const trace = untraced || signatures.length > 0 ? null : XTRACE.exec(line);
   if (trace) return { programs: commandPrograms(line.slice(trace[0].length)), ran: true };
-  return { programs: outputPrograms(line, lone, indented, signatures), ran: false };
+  const frame = scriptProgram(stamped);
+  return { programs: outputPrograms(line, lone, indented, signatures, frame), ran: false, frame };
 }
 
-/** The program names an output line shows, with those its output forms (`signatures`) name. */
+/**
+ * The program names an output line shows, with those its output forms (`signatures`) name, after
+ * the script whose frame it shows (`frame`: the script is the program, its interpreter follows).
+ */
 function outputPrograms(
   line: string,
   lone: boolean,
   indented: boolean,
   signatures: readonly string[],
+  frame: string | undefined,
 ): string[] {
-  const out: string[] = [];
+  const out: string[] = frame ? [frame] : [];
   // An opening that is one program's is read first: jq's `parse error: ` is no `prog: `.
   const opening = openingPrograms(line);
   const script = indented || opening.length > 0 ? null : SCRIPT_ERROR.exec(line);
@@ -478,12 +511,16 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   const plain = new Set<string>();
   // Programs a command or trace line runs (the others only printed something).
   const commanded = new Set<string>();
+  // Scripts in a bin directory that a stack frame shows: the program the user ran, which leads its
+  // interpreter however many lines the interpreter's own forms name.
+  const frames = new Set<string>();
   // The programs of the last command line: the error and warning lines below it are theirs too,
   // so in a scrollback the command that failed leads the one that listed files before it.
   let ran: string[] = [];
   for (const [index, original] of raw.entries()) {
     let line = original;
-    const gutter = GUTTER.test(line);
+    // xxd's offset (`00000000: 7f45 …`) reads as a gutter's line number; its layout says otherwise.
+    const gutter = GUTTER.test(line) && signaturePrograms(line).length === 0;
     if (gutter) {
       dropped.gutters++;
       line = line.replace(GUTTER, ' ');
@@ -534,7 +571,15 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     if (!command && QUESTION_LINE.test(line)) line = dropQuestionWords(line, dropped);
     // ed's only diagnostic, a lone `?`, names ed and holds no word to search for.
     if (line === '?') credit('ed', 1);
-    if (!line || !/[\p{L}\p{N}]/u.test(line)) continue;
+    if (!line || !/[\p{L}\p{N}]/u.test(line)) {
+      // od's lines are numbers only, all dropped; their layout still names od.
+      for (const p of signaturePrograms(stamped)) {
+        if (plain.has(p)) continue;
+        plain.add(p);
+        credit(p, 1);
+      }
+      continue;
+    }
     const key = line.toLowerCase().replace(/\d+/g, '0');
     if (seen.has(key)) {
       dropped.repeats++;
@@ -554,6 +599,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
       }
       credit(p, priority + 1);
     }
+    if (shown.frame) frames.add(shown.frame);
     if (shown.ran) {
       ran = shown.programs;
       for (const p of ran) commanded.add(p);
@@ -564,6 +610,10 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // ssh speaks for the program that ran it (scp, rsync, git): its refusal comes first, then the
   // program's own verdict (`scp: Connection closed`), which leads unless the user ran ssh.
   if (programs.size > 1 && programs.has('ssh') && !commanded.has('ssh')) programs.set('ssh', 0);
+  if (frames.size > 0) {
+    const top = Math.max(...programs.values());
+    for (const f of frames) programs.set(f, top + 1);
+  }
   const chosen = withinBudget(kept, budget, dropped);
   // Programs named in prose count only when nothing else in the selection names one, and only on
   // the lines the query keeps (the budget bounds the cost of reading them).

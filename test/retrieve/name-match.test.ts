@@ -100,7 +100,45 @@ test.before(async () => {
   });
   await createStore({ name: 'Shell', modelId: STARTER_MODEL_ID }, home);
   await addSources('Shell', [{ kind: 'folder', path: shell }], { ports: createDefaultPorts(home) }, home);
+
+  // git's page with its log subcommand's page, and git's alone.
+  const gitPage = `${manPage('git', 'the stupid content tracker')}${prose('repository commit branch', 8, 13)}`;
+  const withLog = await tempDir('kortty-name-git-');
+  await writeTree(withLog, {
+    'git.txt': gitPage,
+    'git-log.txt': `${manPage('git-log', 'Show commit logs')}${prose('commit history graph', 6, 17)}`,
+    ...others('kitchen'),
+  });
+  const gitAlone = await tempDir('kortty-name-git-alone-');
+  await writeTree(gitAlone, { 'git.txt': gitPage, ...others('kitchen') });
+  for (const [name, dir] of [
+    ['Git', withLog],
+    ['GitAlone', gitAlone],
+  ] as const) {
+    await createStore({ name, modelId: STARTER_MODEL_ID }, home);
+    await addSources(name, [{ kind: 'folder', path: dir }], { ports: createDefaultPorts(home) }, home);
+  }
 });
+
+test.serial(
+  "a subcommand's own page leads its program's; where it has none, the program's leads",
+  async (t) => {
+    const deps = createSearchDeps(home);
+    const pages = async (store: string, query: string) =>
+      (await search({ stores: [await findStore(store, home)], query, mode: 'lexical' }, deps)).excerpts.map(
+        (e) => e.path.replace(/^.*\//, ''),
+      );
+    try {
+      for (const line of ['git log --oneline --graph --decorate --all', 'git -C repo --no-pager log -n 20']) {
+        const withLog = await pages('Git', line);
+        t.deepEqual(withLog.slice(0, 2), ['git-log.txt', 'git.txt'], line);
+        t.is((await pages('GitAlone', line))[0], 'git.txt', line);
+      }
+    } finally {
+      await deps.close();
+    }
+  },
+);
 
 // stderr of a real bash -c: its builtins' errors name the builtin after the shell.
 const bashError = (script: string) =>

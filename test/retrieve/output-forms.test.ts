@@ -100,11 +100,11 @@ test('gcc: diagnostics at a source line, the function they arose in, the driverâ
   const cc = ['gcc', 'cc', 'c99'];
   for (const out of [undeclared, include]) t.deepEqual(shapeQuery(out).programs, cc, out);
   t.deepEqual(shapeQuery(line(undeclared, /error:/)).programs, cc);
-  // The link fails in ld, which names itself; the driver's summary is gcc's.
+  // The link fails in ld, which names itself, and the driver says so: ld leads, gcc follows.
   const link = run('gcc', ['link.c', '-o', 'link'], { cwd: dir });
   t.regex(link, /^collect2: error: ld returned 1 exit status$/m);
-  t.is(shapeQuery(link).programs[0], 'gcc', link);
-  t.true(shapeQuery(link).programs.includes('ld'), link);
+  t.is(shapeQuery(link).programs[0], 'ld', link);
+  t.true(shapeQuery(link).programs.includes('gcc'), link);
   // A script's `file:line:col:` with no C suffix is no compiler's.
   t.deepEqual(shapeQuery('app.py:3:1: error: something failed').programs, []);
 });
@@ -243,6 +243,43 @@ test('ssh and its tools: the agent and key generation; a serverâ€™s refusals as 
   t.deepEqual(shapeQuery('scp: /srv/x: Permission denied').programs, ['scp']);
 });
 
+test('byte dumps, iconv, capsh and rpcgen: layouts and wordings without a name', async (t) => {
+  const dir = await scratch();
+  const bytes = Buffer.from('\x7fELF\x02\x01\x01\x00kortty dump bytes', 'latin1');
+  // The offsets and bytes are dropped as hex; the layout of the line still names its program.
+  const hd = line(run('hexdump', ['-C'], { input: bytes }), /^00000000 /);
+  t.regex(hd, /^00000000 {2}7f 45 4c 46 02 01 01 00 {2}6b .*\|\.ELF\.\.\.\.kortty d\|$/);
+  t.deepEqual(shapeQuery(hd).programs, ['hexdump', 'hd']);
+  t.deepEqual(shapeQuery(run('hd', [], { input: bytes })).programs, ['hexdump', 'hd']);
+  const xxd = line(run('xxd', [], { input: bytes }), /^00000000: /);
+  t.regex(xxd, /^00000000: 7f45 4c46 0201 0100 6b6f/);
+  t.deepEqual(shapeQuery(xxd).programs, ['xxd']);
+  const od = run('od', [], { input: bytes });
+  t.regex(od, /^0000000 042577 043114 000402 000001/);
+  t.deepEqual(shapeQuery(od).programs, ['od']);
+  // iconv's verdict right after the text it converted, which ended without a newline.
+  const iconv = run('iconv', ['-f', 'utf-8', '-t', 'ascii'], { input: 'Caf\u00e9 au lait\n' });
+  t.is(iconv, 'Caficonv: illegal input sequence at position 3');
+  t.deepEqual(shapeQuery(iconv).programs, ['iconv']);
+  const capsh = run('capsh', ['--print']);
+  t.regex(capsh, /^Current: =/m);
+  t.deepEqual(shapeQuery(line(capsh, /^Bounding set =/)).programs, ['capsh']);
+  await writeFile(
+    join(dir, 'calc.x'),
+    'program CALC { version V { int ADD(int) = 1 } = 1; } = 0x20000099;\n',
+  );
+  const rpcgen = run('rpcgen', ['-c', 'calc.x'], { cwd: dir });
+  t.regex(rpcgen, /^calc\.x, line 1: expected ';'$/m);
+  t.deepEqual(shapeQuery(line(rpcgen, /^calc\.x, line/)).programs, ['rpcgen']);
+  // A unit file's error at its line, as systemd-analyze verify prints it (it needs a booted systemd).
+  t.deepEqual(
+    shapeQuery(
+      '/etc/systemd/system/backup.service:6: Neither a valid executable name nor an absolute path: ./run.sh',
+    ).programs,
+    ['systemd-analyze'],
+  );
+});
+
 test('interpreters, package managers and services: forms only they print', async (t) => {
   const dir = await scratch();
   // A module Perl loads with -M fails without the `at FILE line N.` its other errors end with.
@@ -250,6 +287,17 @@ test('interpreters, package managers and services: forms only they print', async
   t.regex(perl, /^Can't locate Kortty\/NoSuch\.pm in @INC .*\nBEGIN failed--compilation aborted\.$/s);
   t.notRegex(perl, / at \S+ line \d+\.$/m);
   t.deepEqual(shapeQuery(perl).programs, ['perl']);
+  // A Perl script in a bin directory is the program; its frame names it before Perl.
+  const jsonPp = run('json_pp', [], { input: '{"a":\n' });
+  t.regex(jsonPp, / at \/usr\/bin\/json_pp line \d+\.$/);
+  t.deepEqual(shapeQuery(jsonPp).programs, ['json_pp', 'perl']);
+  // The same for a Python script's frame (quoted: no script of this machine's bin fails on cue).
+  t.is(
+    shapeQuery(
+      'Traceback (most recent call last):\n  File "/usr/bin/pygmentize", line 33, in <module>\n    sys.exit(main())\nValueError: bad lexer',
+    ).programs[0],
+    'pygmentize',
+  );
   const py = run('python3', ['-c', 'import kortty_no_such_module']);
   t.deepEqual(shapeQuery(line(py, /^ModuleNotFoundError: /)).programs, ['python']);
   await writeFile(join(dir, 'package.json'), '{"name":"k","version":"1.0.0","scripts":{}}\n');

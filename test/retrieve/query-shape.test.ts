@@ -484,6 +484,22 @@ test('programs: an indented command with a flag that output suggests; indented c
   for (const out of [py, js]) t.deepEqual(shapeQuery(frames(out)).programs, [], out);
 });
 
+test('programs: a subcommand documented on a page of its own names that page first', (t) => {
+  const cases: Array<[string, string[]]> = [
+    ['git log --oneline --graph --decorate --all', ['git-log', 'git']],
+    ['git -C repo -c color.ui=never --no-pager log -n 5', ['git-log', 'git']],
+    ['openssl s_client -connect example.com:443 -servername example.com', ['openssl-s_client', 'openssl']],
+    ['user@host:~/proj$ git stash pop\nNo stash entries found.', ['git-stash', 'git']],
+    // Only the first command's: a later command in a pipeline is named alone.
+    ['git log --oneline | grep fix', ['git-log', 'git', 'grep']],
+    // A short option's value is no subcommand, and other programs' next word is an argument.
+    ['git -p log', ['git']],
+    ['ssh-keygen -t ed25519 -f deploy_key', ['ssh-keygen']],
+    ["user@host:~/proj$ make build\nmake: *** No rule to make target 'build'.  Stop.", ['make']],
+  ];
+  for (const [text, programs] of cases) t.deepEqual(shapeQuery(text).programs, programs, text);
+});
+
 test('programs: output forms and line openings that are one program’s although they do not name it', async (t) => {
   const dir = await scratch();
   const env = { HOME: dir, GIT_CEILING_DIRECTORIES: dir };
@@ -495,9 +511,14 @@ test('programs: output forms and line openings that are one program’s although
   const push = run('git', ['-C', repo, 'push'], { env });
   t.regex(push, /^fatal: No configured push destination\.$/m);
   t.regex(push, /^ {4}git remote add <name> <url>$/m);
-  t.deepEqual(shapeQuery(push).programs, ['git']);
+  // The suggested commands name their subcommands' pages too, after git, whose error this is.
+  t.deepEqual(shapeQuery(push).programs, ['git', 'git-remote', 'git-push']);
   t.deepEqual(shapeQuery(lines(push)[0]!).programs, ['git']);
-  t.deepEqual(shapeQuery(push.replace(/^fatal: .*\n/, '')).programs, ['git'], 'the suggested command alone');
+  t.deepEqual(
+    shapeQuery(push.replace(/^fatal: .*\n/, '')).programs,
+    ['git-remote', 'git', 'git-push'],
+    'the suggested commands alone',
+  );
   run(
     'git',
     [

@@ -127,6 +127,46 @@ test('assembleSelection: sorted by id, lines after runs, missing pages and progr
   t.deepEqual([...judgementOf(queries[1]!)], [['tar', 1]]);
 });
 
+test('a subcommand page is judged as right as the program’s, where the corpus has it', (t) => {
+  const runs = [
+    { id: 'log', page: 'git', also: ['git-log'], argv: ['git', 'log'], frame: 'prompt' as const },
+    { id: 'push', page: 'git', also: ['git-push'], argv: ['git', 'push'], frame: 'prompt' as const },
+  ];
+  const lines = [{ id: 'line-log', page: 'git', also: ['git-log'], line: 'git log --all' }];
+  const outputs = new Map([
+    ['log', 'fatal: not a git repository'],
+    ['push', 'fatal: not a git repository'],
+  ]);
+  const { queries } = assembleSelection(
+    runs,
+    lines,
+    new Set(['git']),
+    { outputs, filler: '' },
+    new Set(['git', 'git-log']),
+  );
+  t.deepEqual(
+    queries.map((q) => [q.id, [...judgementOf(q)]]),
+    [
+      [
+        'log',
+        [
+          ['git', 1],
+          ['git-log', 1],
+        ],
+      ],
+      // git-push is not in the corpus: no ranking could find it, so it is not judged.
+      ['push', [['git', 1]]],
+      [
+        'line-log',
+        [
+          ['git', 1],
+          ['git-log', 1],
+        ],
+      ],
+    ],
+  );
+});
+
 const MAWK = [
   'MAWK(1)                    USER COMMANDS                    MAWK(1)',
   '',
