@@ -67,6 +67,27 @@ const C_SOURCE = String.raw`\S+\.(?:c|h|cc|cp|cpp|cxx|c\+\+|C|hh|hpp|hxx|m|mm|s|
 // Read on the line as shaped (timestamps, indents and runs of blanks gone), in this order; the
 // first that matches names the line's program.
 const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
+  // git's wordings of one subcommand each: git's, then that subcommand's own page (and the page of
+  // the one a user runs for it as well): switch's or checkout's unknown start point, checkout's
+  // (or restore's) unmatched path, a tree its update would overwrite, a revision nothing resolves
+  // (rev-parse's, as log and diff report it), update-index's mark, stash's empty list.
+  [/^fatal: invalid reference: /, ['git', 'git-switch', 'git-checkout']],
+  [/^error: pathspec '.*' did not match any file\(s\) known to git/, ['git', 'git-checkout', 'git-restore']],
+  [
+    /^error: Your local changes to the following files would be overwritten by checkout:$/,
+    ['git', 'git-checkout', 'git-switch'],
+  ],
+  [
+    /^error: Your local changes to the following files would be overwritten by merge:$/,
+    ['git', 'git-merge', 'git-pull'],
+  ],
+  [
+    /^fatal: ambiguous argument '.*': unknown revision or path not in the working tree\.$/,
+    ['git', 'git-rev-parse', 'git-log'],
+  ],
+  [/^fatal: your current branch '.*' does not have any commits yet$/, ['git', 'git-log']],
+  [/^fatal: Unable to mark file /, ['git', 'git-update-index']],
+  [/^No stash entries found\.$|^fatal: log for 'stash' only has \d+ entries$/, ['git', 'git-stash']],
   // git: its `fatal: ` and `hint: ` (other programs put their name first:
   // `postfix/smtpd[7]: fatal: …`), its refusal to merge a name it cannot resolve, and the status,
   // progress and advice lines of its porcelain.
@@ -94,6 +115,15 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^Traceback \(most recent call last\):$|^File "[^"]+", line \d+(?:, in |$)|^(?:ModuleNotFoundError|ImportError|IndentationError|TabError|ZeroDivisionError|KeyError|IndexError|AttributeError|UnboundLocalError|FileNotFoundError|PermissionError|ValueError|RecursionError|UnicodeDecodeError|UnicodeEncodeError|json\.decoder\.JSONDecodeError|subprocess\.CalledProcessError): /,
     'python',
   ],
+  // Python's json module (`python3 -m json.tool`) says where the text stopped being JSON.
+  [
+    /^(?:Expecting (?:value|property name enclosed in double quotes|',' delimiter|':' delimiter)|Extra data|Unterminated string starting at|Invalid control character at): line \d+ column \d+ \(char \d+\)$/,
+    'python',
+  ],
+  // zstd's verdict on a file, its name padded to a column (`data.zst : Read error (39) : …`), and
+  // gsettings' unknown schema in its curly quotes.
+  [/^\S+ *: (?:Read error|Decoding error|Write error) \(\d+\) : /, 'zstd'],
+  [/^No such schema “/, 'gsettings'],
   // Node names its version under an uncaught exception.
   [/^Node\.js v\d+\.\d+\.\d+$/, 'node'],
   [
@@ -169,6 +199,12 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // ssh: the server's refusal, host keys, the connection's end, and its checks of local files.
   [
     /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|client_loop: send disconnect: |Received disconnect from )/,
+    'ssh',
+  ],
+  // ssh's verdict on its configuration (`-o` options are its `command-line: line 0`); awk's `awk:
+  // line 1: …` has other words after the line.
+  [
+    /^\S+: line \d+: (?:Bad configuration option|Unsupported option|keyword \S+ extra arguments at end of line|garbage at end of line|Missing argument)|^\S+: terminating, \d+ bad configuration options$/,
     'ssh',
   ],
   [

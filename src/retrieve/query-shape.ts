@@ -93,8 +93,9 @@ const OTHER_CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 const PROMPTS: readonly RegExp[] = [
   // A Python virtualenv or conda prefix before any prompt: `(venv) `.
-  // user@host:path$ (bash, Debian), [user@host path]$ (RHEL), user@host path % (zsh), fish's `>`.
-  /^(?:\([\w.-]+\) )?\[?[\w.-]+@[\w.-]+(?::|\s+)[^\s$#%>]*\]?\s?[$#%>] ?/,
+  // user@host:path$ (bash, Debian), [user@host path]$ (RHEL), user@host path % (zsh), fish's `>`;
+  // git's prompt helper adds the branch and its state: `user@host:~/app (main *)$ `.
+  /^(?:\([\w.-]+\) )?\[?[\w.-]+@[\w.-]+(?::|\s+)[^\s$#%>]*(?: \([^()\s][^()]{0,40}\))?\]?\s?[$#%>] ?/,
   // Oh My Zsh (robbyrussell): `➜  dir git:(main) ✗ `.
   /^➜\s+\S+(?:\s+git:\([^)]*\))?(?:\s+✗)?\s+/,
   // Starship, pure, lambda and arrow prompts.
@@ -149,7 +150,7 @@ const GUTTER_ONLY = /^\s*[|│┃]?\s*$/;
 // --- program names ---------------------------------------------------------------------------
 
 /** At most this many program names are kept: a scrollback of many commands names its leading ones. */
-export const MAX_PROGRAMS = 4;
+export const MAX_PROGRAMS = 6;
 const PROGRAM = /^[A-Za-z0-9][\w.+-]{0,63}$/;
 const ASSIGNMENT = /^[A-Za-z_]\w*=/;
 // Words that run the next word as the command.
@@ -514,6 +515,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // Scripts in a bin directory that a stack frame shows: the program the user ran, which leads its
   // interpreter however many lines the interpreter's own forms name.
   const frames = new Set<string>();
+  // Each command or trace line's programs, and whether an error or a warning followed it.
+  const runs: { programs: readonly string[]; weight: number; failed: boolean }[] = [];
   // The programs of the last command line: the error and warning lines below it are theirs too,
   // so in a scrollback the command that failed leads the one that listed files before it.
   let ran: string[] = [];
@@ -603,9 +606,19 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     if (shown.ran) {
       ran = shown.programs;
       for (const p of ran) commanded.add(p);
-    } else if (priority >= 2) for (const p of ran) credit(p, priority);
+      runs.push({ programs: ran, weight: priority, failed: false });
+    } else if (priority >= 2) {
+      for (const p of ran) credit(p, priority);
+      const last = runs.at(-1);
+      if (last) last.failed = true;
+    }
     kept.push({ text: line, words: wordCount(line), priority, index, prose });
   }
+
+  // In a scrollback where a command failed, the commands that printed no error or warning are
+  // its context (`cat Makefile`, `ls`, `git log` before a failed `make`): each counts as plain output.
+  if (runs.some((r) => r.failed))
+    for (const r of runs) if (!r.failed) for (const p of r.programs) credit(p, -r.weight);
 
   // ssh speaks for the program that ran it (scp, rsync, git): its refusal comes first, then the
   // program's own verdict (`scp: Connection closed`), which leads unless the user ran ssh.

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import { shapeQuery } from '../../src/retrieve/query-shape.js';
@@ -136,7 +136,62 @@ test('git: status, progress and advice lines that carry no name', async (t) => {
   t.regex(outs[2]!, /^On branch topic\nnothing to commit, working tree clean$/);
   t.regex(outs[4]!, /^CONFLICT \(content\): Merge conflict in f\.txt$/m);
   t.regex(outs[4]!, /^Automatic merge failed; fix conflicts/m);
-  for (const out of outs) t.deepEqual(shapeQuery(out).programs, ['git'], out);
+  t.deepEqual(shapeQuery(outs[0]!).programs, ['git', 'git-checkout', 'git-restore'], outs[0]);
+  for (const out of outs.slice(1)) t.deepEqual(shapeQuery(out).programs, ['git'], out);
+});
+
+test('git: wordings of one subcommand name git, then that subcommand’s page', async (t) => {
+  const dir = await scratch();
+  const env = { HOME: dir, GIT_CEILING_DIRECTORIES: dir, GIT_CONFIG_NOSYSTEM: '1' };
+  const repo = join(dir, 'repo');
+  const git = (...args: string[]) =>
+    run('git', ['-C', repo, '-c', 'user.name=k', '-c', 'user.email=k@example.org', ...args], { env });
+  run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo], { env });
+  const unborn = git('log');
+  await writeFile(join(repo, 'f.txt'), 'one\n');
+  git('add', 'f.txt');
+  git('commit', '-q', '-m', 'one');
+  git('branch', 'topic');
+  git('switch', '-q', 'topic');
+  await writeFile(join(repo, 'f.txt'), 'topic\n');
+  git('commit', '-q', '-am', 'topic');
+  git('switch', '-q', 'main');
+  await writeFile(join(repo, 'f.txt'), 'local change\n');
+  const cases: Array<[string, RegExp, string[]]> = [
+    [unborn, /^fatal: your current branch 'main' does not have any commits yet$/, ['git', 'git-log']],
+    [
+      git('switch', 'kortty-no-such'),
+      /^fatal: invalid reference: kortty-no-such$/,
+      ['git', 'git-switch', 'git-checkout'],
+    ],
+    [
+      git('log', 'mian'),
+      /^fatal: ambiguous argument 'mian': unknown revision or path not in the working tree\.$/m,
+      ['git', 'git-rev-parse', 'git-log'],
+    ],
+    [
+      git('update-index', '--assume-unchanged', 'kortty-missing.yml'),
+      /^fatal: Unable to mark file kortty-missing\.yml$/,
+      ['git', 'git-update-index'],
+    ],
+    [git('stash', 'pop'), /^No stash entries found\.$/, ['git', 'git-stash']],
+    [
+      git('checkout', 'topic'),
+      /^error: Your local changes to the following files would be overwritten by checkout:$/m,
+      ['git', 'git-checkout', 'git-switch'],
+    ],
+    [
+      git('merge', 'topic'),
+      /^error: Your local changes to the following files would be overwritten by merge:$/m,
+      ['git', 'git-merge', 'git-pull'],
+    ],
+  ];
+  for (const [out, re, programs] of cases) {
+    t.regex(out, re);
+    t.deepEqual(shapeQuery(out).programs, programs, out);
+  }
+  // With the command shown, the subcommand's page leads: its command line names it first.
+  t.deepEqual(shapeQuery(`user@host:~/repo$ git stash pop\n${cases[4]![0]}`).programs, ['git-stash', 'git']);
 });
 
 test('patch, zip, unzip, rsync, wget, dig, ls, tar, man, ps, df and free: their own wordings and table headers', async (t) => {
@@ -209,6 +264,17 @@ test('ssh and its tools: the agent and key generation; a server’s refusals as 
     /^(?:Could not open a connection to your authentication agent\.|Error connecting to agent: )/,
   );
   t.deepEqual(shapeQuery(agent).programs, ['ssh-add']);
+  // ssh's verdict on an option given with -o (its `command-line: line 0`); it exits before connecting.
+  const option = run('ssh', ['-F', '/dev/null', '-o', 'StrictHostKeyCheckin=no', '127.0.0.1']);
+  t.regex(option, /^command-line: line 0: Bad configuration option: stricthostkeycheckin\r?$/);
+  t.deepEqual(shapeQuery(option).programs, ['ssh']);
+  await writeFile(join(dir, 'ssh_config'), 'Host build\n  Hostnmae 10.0.0.5\n');
+  const config = run('ssh', ['-F', join(dir, 'ssh_config'), 'build']);
+  t.regex(
+    config,
+    /: line 2: Bad configuration option: hostnmae\r?\n.*: terminating, 1 bad configuration options\r?$/,
+  );
+  t.deepEqual(shapeQuery(config).programs, ['ssh']);
   const keygen = run('ssh-keygen', ['-t', 'ed25519', '-N', '', '-C', 'k', '-f', join(dir, 'id')]);
   t.regex(keygen, /^Generating public\/private ed25519 key pair\.$/m);
   t.deepEqual(shapeQuery(keygen).programs, ['ssh-keygen']);
@@ -243,7 +309,7 @@ test('ssh and its tools: the agent and key generation; a server’s refusals as 
   t.deepEqual(shapeQuery('scp: /srv/x: Permission denied').programs, ['scp']);
 });
 
-test('byte dumps, iconv, capsh and rpcgen: layouts and wordings without a name', async (t) => {
+test('byte dumps, iconv, capsh, rpcgen, zstd, Python’s json and gsettings: layouts and wordings without a name', async (t) => {
   const dir = await scratch();
   const bytes = Buffer.from('\x7fELF\x02\x01\x01\x00kortty dump bytes', 'latin1');
   // The offsets and bytes are dropped as hex; the layout of the line still names its program.
@@ -271,6 +337,21 @@ test('byte dumps, iconv, capsh and rpcgen: layouts and wordings without a name',
   const rpcgen = run('rpcgen', ['-c', 'calc.x'], { cwd: dir });
   t.regex(rpcgen, /^calc\.x, line 1: expected ';'$/m);
   t.deepEqual(shapeQuery(line(rpcgen, /^calc\.x, line/)).programs, ['rpcgen']);
+  // zstd's verdict on a truncated frame, its file name padded to a column.
+  const zst = join(dir, 'data.json.zst');
+  run('zstd', ['-q', '-o', zst], { input: '{"k": 1}\n'.repeat(200) });
+  await writeFile(zst, (await readFile(zst)).subarray(0, 20));
+  const zstd = run('zstd', ['-d', '-f', zst, '-o', join(dir, 'out.json')]);
+  t.regex(zstd, /data\.json\.zst *: (?:Read|Decoding) error \(\d+\) : /);
+  t.deepEqual(shapeQuery(line(zstd, / : /)).programs, ['zstd']);
+  // Python's json module says where the text stopped being JSON, without a name.
+  const json = line(run('python3', ['-m', 'json.tool'], { input: '{"a": 1,\n}\n' }), /^Expecting /);
+  t.is(json, 'Expecting property name enclosed in double quotes: line 2 column 1 (char 9)');
+  t.deepEqual(shapeQuery(json).programs, ['python']);
+  // In a UTF-8 locale, as a user's terminal runs it (the C locale prints its quotes as `?`).
+  const gsettings = run('gsettings', ['get', 'org.gnome.kortty', 'x'], { env: { LC_ALL: 'C.UTF-8' } });
+  t.is(gsettings, 'No such schema “org.gnome.kortty”');
+  t.deepEqual(shapeQuery(gsettings).programs, ['gsettings']);
   // A unit file's error at its line, as systemd-analyze verify prints it (it needs a booted systemd).
   t.deepEqual(
     shapeQuery(

@@ -84,6 +84,9 @@ test('ls on a missing path: the prompt goes, the command and the real error line
     '➜  ~ ',
     '$ ',
     '(venv) user@host:~/src$ ',
+    // git's prompt helper: the branch and its state.
+    'user@host:~/app (main)$ ',
+    'user@host:~/app (feature/x *+|MERGING)$ ',
   ]) {
     const s = shapeQuery(`${prompt}ls /nonexistent-kortty\n${err}`);
     t.is(s.query, `ls /nonexistent-kortty\n${err}`, prompt);
@@ -431,8 +434,15 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery('What does the -z flag of sort do?').programs, ['sort']);
   t.deepEqual(shapeQuery('how do I use tar -x').programs, []);
   t.deepEqual(shapeQuery('which -a python3 | head').programs, ['which', 'head']);
-  // At most four, in order of weight.
-  t.deepEqual(shapeQuery('$ a1 x | b1 | c1 | d1 | e1').programs, ['a1', 'b1', 'c1', 'd1']);
+  // At most six, in order of weight.
+  t.deepEqual(shapeQuery('$ a1 x | b1 | c1 | d1 | e1 | f1 | g1').programs, [
+    'a1',
+    'b1',
+    'c1',
+    'd1',
+    'e1',
+    'f1',
+  ]);
 });
 
 test('programs: an indented command with a flag that output suggests; indented code, stack frames and fields name none', async (t) => {
@@ -639,6 +649,19 @@ test('programs: in a scrollback the command whose output holds the errors leads 
     'python',
     'ls',
   ]);
+  // Commands that printed no error are the failed one's context, however many there are: three
+  // `cat`s and an `ls` above a failed gzip leave gzip leading.
+  await writeFile(join(dir, 'Makefile'), 'calc: main.o\n\tcc -o calc main.o -lm\n');
+  const cat = (f: string) => `$ cat ${f}\n${run('cat', [f], { cwd: dir })}`;
+  const missing = run('gzip', ['-d', 'missing.gz'], { cwd: dir });
+  t.regex(missing, /^gzip: missing\.gz: No such file or directory$/m);
+  const context = [cat('Makefile'), cat('config.json'), cat('README.md'), `$ ls\n${run('ls', [dir])}`].join(
+    '\n',
+  );
+  t.is(shapeQuery(`${context}\n$ gzip -d missing.gz\n${missing}`).programs[0], 'gzip');
+
+  // Where no command failed, none is context: the commands keep their weight.
+  t.deepEqual(shapeQuery(context).programs.slice(0, 2), ['cat', 'ls']);
 });
 
 test('programs: a question or goal names a program where English uses the word as one, else none', (t) => {
