@@ -40,7 +40,13 @@
 // selection (a trace's headline and its innermost or final line), then the rest in order. Lines are
 // kept in the order they were selected.
 
-import { DIFF_CHANGE, openingPrograms, scriptProgram, signaturePrograms } from './output-forms.js';
+import {
+  CURL_VERBOSE,
+  DIFF_CHANGE,
+  openingPrograms,
+  scriptProgram,
+  signaturePrograms,
+} from './output-forms.js';
 
 /**
  * Words a shaped query keeps. An error line with its command is 10–30 words; 64 leaves room for a
@@ -210,7 +216,8 @@ const SUGGESTED = /^[a-z][\w.+-]*(?: (?!=)\S+){0,3}? (?:--?[A-Za-z]|<[a-z][\w-]*
 // An indented line of output: a suggestion, a stack frame, code, or a dumped object's `key: value`
 // (`  code: 'MODULE_NOT_FOUND',` after node's error), never a program's own `prog: message`.
 const INDENT = /^(?: {2,}|\t)/;
-// diff's normal format marks an old line `< ` and a new one `> ` (see shapeQuery).
+// diff's normal format marks an old line `< ` and a new one `> `, curl -v its request and response
+// headers (see shapeQuery).
 const DIFF_LINE = /^[<>] /;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
@@ -499,9 +506,10 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     .map(lastOverwrite)
     .filter((l) => l.trim() !== '');
 
-  // diff's normal format marks old and new lines `< ` and `> `: where its change commands (`2c2`)
-  // are in the selection, those are no prompts.
-  const diff = raw.some((l) => DIFF_CHANGE.test(l.trim()));
+  // diff's normal format marks old and new lines `< ` and `> `, and curl -v its request and
+  // response headers: where diff's change commands (`2c2`) or curl's own `* ` lines are in the
+  // selection, those are no prompts.
+  const headers = raw.some((l) => DIFF_CHANGE.test(l.trim()) || CURL_VERBOSE.test(l));
   const seen = new Set<string>();
   const kept: Line[] = [];
   // Each program's weight: the sum of its lines' priorities (a program that ran and failed leads).
@@ -533,7 +541,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     }
     let command = false;
     const trimmed = line.trimStart();
-    for (const p of diff && DIFF_LINE.test(trimmed) ? [] : PROMPTS) {
+    for (const p of headers && DIFF_LINE.test(trimmed) ? [] : PROMPTS) {
       const m = p.exec(trimmed);
       if (m) {
         dropped.prompts++;

@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import test from 'ava';
 import { shapeQuery } from '../../src/retrieve/query-shape.js';
@@ -359,6 +362,43 @@ test('byte dumps, iconv, capsh, rpcgen, zstd, Python’s json and gsettings: lay
     ).programs,
     ['systemd-analyze'],
   );
+});
+
+test('curl -v: its request and response headers are no commands at a `>` prompt', async (t) => {
+  const server = createServer((_req, res) => {
+    res.writeHead(404, { 'Content-Type': 'text/plain' });
+    res.end('nothing here\n');
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/health`;
+  try {
+    // Asynchronously: the server answers from this process.
+    const out = await new Promise<string>((ok) =>
+      execFile('curl', ['-v', '-sS', url], { env: { ...process.env, LC_ALL: 'C' } }, (_e, stdout, stderr) =>
+        ok(`${stderr}${stdout}`),
+      ),
+    );
+    t.regex(out, /^\* +Trying 127\.0\.0\.1:\d+\.\.\.\r?$/m);
+    t.regex(out, /^> GET \/api\/health HTTP\/1\.1\r?$/m);
+    t.regex(out, /^< HTTP\/1\.1 404 Not Found\r?$/m);
+    const s = shapeQuery(`user@host:~/api$ curl -v ${url}\n${out}`);
+    // One command: the one at the prompt (its port is dropped as a long number).
+    t.is(s.commands.length, 1);
+    t.regex(s.commands[0]!, /^curl -v http:\/\/127\.0\.0\.1:/);
+    t.is(s.dropped.prompts, 1);
+    t.deepEqual(s.programs, ['curl']);
+    // Without curl's own lines, `> GET …` reads as a command at a `>` prompt.
+    t.true(
+      shapeQuery(
+        out
+          .split('\n')
+          .filter((l) => !l.startsWith('*'))
+          .join('\n'),
+      ).commands.length > 0,
+    );
+  } finally {
+    server.close();
+  }
 });
 
 test('interpreters, package managers and services: forms only they print', async (t) => {
