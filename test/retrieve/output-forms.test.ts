@@ -112,13 +112,19 @@ test('gcc: diagnostics at a source line, the function they arose in, the driverâ
   t.deepEqual(shapeQuery('app.py:3:1: error: something failed').programs, []);
 });
 
-test('git: status, progress and advice lines that carry no name', async (t) => {
+/** A new repository (branch main) in a scratch directory, and git run in it as a set-up user. */
+async function scratchRepo() {
   const dir = await scratch();
   const env = { HOME: dir, GIT_CEILING_DIRECTORIES: dir, GIT_CONFIG_NOSYSTEM: '1' };
   const repo = join(dir, 'repo');
+  run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo], { env });
   const git = (...args: string[]) =>
     run('git', ['-C', repo, '-c', 'user.name=k', '-c', 'user.email=k@example.org', ...args], { env });
-  run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo], { env });
+  return { dir, env, repo, git };
+}
+
+test('git: status, progress and advice lines that carry no name', async (t) => {
+  const { dir, env, repo, git } = await scratchRepo();
   await writeFile(join(repo, 'f.txt'), 'one\n');
   git('add', 'f.txt');
   git('commit', '-q', '-m', 'one');
@@ -144,12 +150,7 @@ test('git: status, progress and advice lines that carry no name', async (t) => {
 });
 
 test('git: wordings of one subcommand name git, then that subcommandâ€™s page', async (t) => {
-  const dir = await scratch();
-  const env = { HOME: dir, GIT_CEILING_DIRECTORIES: dir, GIT_CONFIG_NOSYSTEM: '1' };
-  const repo = join(dir, 'repo');
-  const git = (...args: string[]) =>
-    run('git', ['-C', repo, '-c', 'user.name=k', '-c', 'user.email=k@example.org', ...args], { env });
-  run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo], { env });
+  const { repo, git } = await scratchRepo();
   const unborn = git('log');
   await writeFile(join(repo, 'f.txt'), 'one\n');
   git('add', 'f.txt');
