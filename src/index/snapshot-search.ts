@@ -118,9 +118,10 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
     // A program no document of this store bears takes no rank: `bash: cd: …` names cd first, and
     // where cd has no page of its own, bash weighs as if named alone.
     for (const p of programs) {
-      const term = nameTerm(p);
       const entry = byName.get(p.toLowerCase());
-      if (term !== undefined && entry)
+      if (!entry) continue;
+      const term = nameTerm(p);
+      if (term !== undefined)
         out.push({ term, ordinals: entry.filed, aliases: entry.listed, rank: out.length });
     }
     return out;

@@ -63,9 +63,8 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
  * `* Closing connection 0`). Where one is in a selection, its `> GET / HTTP/1.1` and `< HTTP/1.1
  * 404` lines are curl's request and response, not commands at a `>` prompt.
  */
-const CURL_VERBOSE_SOURCE =
+export const CURL_VERBOSE =
   /^\* (?:Trying \S+\.\.\.$|Connected to \S+ \(|Closing connection|Connection #\d+ to host |Host \S+ was resolved\.$|Failed to connect to |Could not resolve host: |connect to \S+ port \d+ failed: |HTTP 1\.[01], assume close after body$|Mark bundle as not supporting multiuse$|ALPN: |TLSv1\.[23] \(|SSL connection using |Server certificate:$)/;
-export const CURL_VERBOSE: RegExp = CURL_VERBOSE_SOURCE;
 
 /** diff's normal format opens each hunk with a change command: `2c2`, `5,7d4`, `0a1,3`. */
 export const DIFF_CHANGE = /^\d+(?:,\d+)?[acd]\d+(?:,\d+)?$/;
@@ -188,7 +187,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^% Total % Received % Xferd /, 'curl'],
   // curl -v's own lines (its request and response headers are `> ` and `< ` lines: see
   // CURL_VERBOSE).
-  [CURL_VERBOSE_SOURCE, 'curl'],
+  [CURL_VERBOSE, 'curl'],
   [
     /^(?:patching file |checking file |Hunk #\d+ (?:FAILED|succeeded|ignored) at |\d+ out of \d+ hunks? (?:FAILED|ignored)|can't find file to patch at input line |Reversed \(or previously applied\) patch detected!|File to patch: |Skip this patch\? |Apply anyway\? )/,
     'patch',
