@@ -176,10 +176,6 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^(?:Can't locate \S+\.pm in @INC|BEGIN failed--compilation aborted|Can't locate object method "|Global symbol "[^"]+" requires explicit package name)/,
     'perl',
   ],
-  // A long listing as ls prints it (mode, links, owner, group, size; its times are gone) and as
-  // tar -tv does (mode, owner/group, size).
-  [/^(?:[-dlcbps][rwxsStT-]{9}[.+@]? \d+ \S+ \S+ \d|total \d+$)/, 'ls'],
-  [/^[-dlcbsph][rwxsStT-]{9} [^\s/]+\/[^\s/]+ \d/, 'tar'],
   [
     /^(?:Connecting to \S.*:\d+\.\.\. |Resolving \S+ \([^)]*\)\.\.\. |(?:HTTP|Proxy) request sent, awaiting response\.\.\. |ERROR \d{3}: |Saving to: |Reusing existing connection to )/,
     'wget',
@@ -297,6 +293,42 @@ function openingPattern(): RegExp {
 }
 
 /** The programs whose line opening `line` (shaped) is, or none (the earliest match in the line). */
+// A long listing's line: ls -l's (`-rw-r--r-- 1 sam staff 248 Dec  5 19:24 Makefile`, with -i or -s
+// numbers before it, -h sizes, -o or -g one name fewer, a device's `8, 1` for its size, and the
+// dates of --time-style and other locales) and tar -tv's (`-rw-r--r-- sam/staff 248 2024-05-01
+// 19:24 Makefile`, owner and group joined). The mode, links, owner, group, size and date are the
+// same words in every listing (and in intro(1)'s example of one), so only the name stays.
+const MODE = String.raw`[-bcdlpsDn][r-][w-][xsS-][r-][w-][xsS-][r-][w-][xtT-][.+@]?`;
+const SIZE = String.raw`(?:\d+(?:[.,]\d+)?[KMGTPEZY]?|\d+,\s*\d+)`;
+const CLOCK_OR_YEAR = String.raw`(?:\d{1,2}:\d\d|\d{4})`;
+const LISTING_DATE = [
+  String.raw`\p{L}{3,5}\.?\s+\d{1,2}\.?\s+${CLOCK_OR_YEAR}`,
+  String.raw`\d{1,2}\.?\s+\p{L}{3,5}\.?\s+${CLOCK_OR_YEAR}`,
+  String.raw`\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:\s*[+-]\d{4})?)?`,
+  String.raw`\d\d-\d\d\s+\d\d:\d\d`,
+].join('|');
+const LISTINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
+  [
+    new RegExp(String.raw`^(?:\d+\s+){0,2}${MODE}\s+\d+\s+\S+(?:\s+\S+)??\s+${SIZE}\s+(?:${LISTING_DATE})\s+(\S.*)$`, 'u'),
+    'ls',
+  ],
+  [new RegExp(String.raw`^${MODE}\s+[^\s/]+/\S+\s+${SIZE}\s+\d{4}-\d\d-\d\d\s+\d\d:\d\d(?::\d\d)?\s+(\S.*)$`, 'u'), 'tar'],
+];
+/** `total 48` (`total 396K` with -h) heads ls -l's listing. */
+export const LISTING_TOTAL = /^total \d+(?:[.,]\d+)?[KMGTPEZY]?$/;
+
+/** A long listing's line (see above): the program that prints it and the name it lists. */
+export function listingEntry(line: string): { programs: readonly string[]; name: string } | undefined {
+  const trimmed = line.trim();
+  // Every listed mode has a letter where a file type goes and nine permission characters.
+  if (trimmed.length < 20 || !/[rwx-]{3}/.test(trimmed.slice(0, 40))) return undefined;
+  for (const [form, programs] of LISTINGS) {
+    const m = form.exec(trimmed);
+    if (m) return { programs: list(programs), name: m[1]! };
+  }
+  return undefined;
+}
+
 export function openingPrograms(line: string): readonly string[] {
   const m = openingPattern().exec(line);
   if (!m) return [];
@@ -309,5 +341,7 @@ export function signaturePrograms(stamped: string): string[] {
   const out: string[] = [];
   for (const [literal, form, programs] of SIGNATURES)
     if (stamped.includes(literal) && form.test(stamped)) out.push(...list(programs));
+  const entry = listingEntry(stamped);
+  if (entry) out.push(...entry.programs);
   return out;
 }

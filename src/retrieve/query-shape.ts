@@ -45,6 +45,8 @@ import {
   DIFF_CHANGE,
   openingPrograms,
   scriptProgram,
+  listingEntry,
+  LISTING_TOTAL,
   signaturePrograms,
 } from './output-forms.js';
 
@@ -65,6 +67,8 @@ export interface ShapeDropped {
   uuids: number;
   numbers: number;
   gutters: number;
+  /** Long-listing lines (ls -l, tar -tv) whose mode, owner, size and date went (the name stays). */
+  listings: number;
   repeats: number;
   /** Words that only made a line a question (`how`, `do`, `I`, …). */
   question: number;
@@ -405,6 +409,8 @@ const ERROR_LINE =
   /\b(?:error|errors|err|fatal|failed|failure|fail|cannot|can't|could not|couldn't|unable|denied|refused|not found|no such|invalid|unknown|unrecognized|unrecognised|illegal|missing|panic|panicked|exception|traceback|abort(?:ed)?|segmentation fault|core dumped|timed out|timeout|not permitted|usage)\b/i;
 // errno names (ENOENT, ECONNREFUSED), compiler codes (E0425, C2065), exception class names.
 const ERROR_CODE = /\bE[A-Z]{3,}\b|\b[A-Z]\d{3,5}\b|\w(?:Error|Exception)\b/;
+// make's fatal errors, which need no error word: `make: *** No rule to make target 'x'.  Stop.`
+const MAKE_STOP = /\*\*\* .*\.\s+Stop\.$/;
 const WARNING_LINE = /\b(?:warning|warn|deprecated|notice)\b/i;
 
 type Priority = 0 | 1 | 2 | 3 | 4;
@@ -427,6 +433,7 @@ function emptyDropped(): ShapeDropped {
     uuids: 0,
     numbers: 0,
     gutters: 0,
+    listings: 0,
     repeats: 0,
     question: 0,
     budget: 0,
@@ -510,6 +517,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // response headers: where diff's change commands (`2c2`) or curl's own `* ` lines are in the
   // selection, those are no prompts.
   const headers = raw.some((l) => DIFF_CHANGE.test(l.trim()) || CURL_VERBOSE.test(l));
+  // ls -l's `total 48` goes with the listing it heads.
+  const listed = raw.some((l) => listingEntry(l) !== undefined);
   const seen = new Set<string>();
   const kept: Line[] = [];
   // Each program's weight: the sum of its lines' priorities (a program that ran and failed leads).
@@ -555,6 +564,14 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
       line = line.replace(SYSLOG, '');
     }
     const stamped = line;
+    const entry = listingEntry(line);
+    if (entry) {
+      dropped.listings++;
+      line = entry.name;
+    } else if (listed && LISTING_TOTAL.test(line.trim())) {
+      dropped.listings++;
+      continue;
+    }
     // A line in a gutter (an editor's or a compiler's listing) is code, not indented output.
     const indented = !gutter && !command && INDENT.test(stamped);
     // Every timestamp, hex number, UUID and long number holds a digit: most prose lines skip these.
@@ -663,7 +680,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
 }
 
 function rank(line: string): Priority {
-  if (ERROR_LINE.test(line) || ERROR_CODE.test(line)) return 3;
+  if (ERROR_LINE.test(line) || ERROR_CODE.test(line) || MAKE_STOP.test(line)) return 3;
   if (WARNING_LINE.test(line)) return 2;
   return 0;
 }

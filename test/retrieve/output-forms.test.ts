@@ -236,7 +236,8 @@ test('patch, zip, unzip, rsync, wget, dig, ls, tar, man, ps, df and free: their 
   t.deepEqual(shapeQuery(dig).programs, ['dig', 'nslookup']);
   t.deepEqual(shapeQuery(line(dig, /communications error/)).programs, ['dig', 'nslookup']);
 
-  // Long listings: ls's (links, owner, group) and tar's (owner/group), their times dropped.
+  // Long listings: ls's (links, owner, group) and tar's (owner/group). Each names its program and
+  // keeps only the names it lists: modes, owners, sizes and dates are in every listing.
   await writeFile(join(dir, 'b.txt'), 'beta\n');
   const ls = run('ls', ['-la', dir]);
   t.regex(ls, /^total \d+\n[-d]r[-w][-x]/);
@@ -245,6 +246,58 @@ test('patch, zip, unzip, rsync, wget, dig, ls, tar, man, ps, df and free: their 
   const tarList = run('tar', ['-tvf', 'a.tar'], { cwd: dir });
   t.regex(tarList, /^-rw-r--r-- \S+\/\S+ +\d+ \d{4}-\d\d-\d\d \d\d:\d\d a\.txt$/m);
   t.deepEqual(shapeQuery(tarList).programs, ['tar']);
+  t.is(shapeQuery(tarList).query, 'a.txt\nb.txt');
+});
+
+test('ls -l and tar -tv: a listing names its program and leaves only the names it lists', async (t) => {
+  const dir = await scratch();
+  await writeFile(join(dir, 'Makefile'), 'all:\n');
+  await writeFile(join(dir, 'main.c'), 'int main(void) { return 0; }\n');
+  // A year instead of a time for a file older than six months, a symlink's target, a subdirectory.
+  run('touch', ['-d', '2019-03-04 05:06', join(dir, 'main.c')]);
+  run('ln', ['-s', 'main.c', join(dir, 'link.c')]);
+  run('mkdir', [join(dir, 'src')]);
+  const names = 'Makefile\nlink.c -> main.c\nmain.c\nsrc';
+  const variants: string[][] = [
+    ['-l'],
+    ['-la', '--color=always'],
+    ['-lh'],
+    ['-li'],
+    ['-ls'],
+    ['-ln'],
+    ['-lo'],
+    ['-lg'],
+    ['-l', '--time-style=long-iso'],
+    ['-l', '--time-style=full-iso'],
+    ['-l', '--time-style=iso'],
+  ];
+  for (const args of variants) {
+    const out = run('ls', [...args, dir]);
+    t.regex(out, /^total \d+/, args.join(' '));
+    const shaped = shapeQuery(out);
+    t.deepEqual(shaped.programs, ['ls'], `${args.join(' ')}:\n${out}`);
+    t.is(shaped.query.replace(/^\.\n\.\.\n/, ''), names, `${args.join(' ')}:\n${out}`);
+    // Every line lost its columns, and `total` went with them.
+    t.is(shaped.dropped.listings, out.split('\n').length, args.join(' '));
+  }
+  // A device's major and minor numbers stand where a size does.
+  const dev = run('ls', ['-l', '/dev/null']);
+  t.regex(dev, /^crw-rw-rw- 1 \S+ \S+ +1, +3 /);
+  t.is(shapeQuery(dev).query, '/dev/null');
+
+  // Under the command that failed, the listing above it weighs as plain output and adds no words
+  // but the names.
+  const scrollback = `$ ls -l\n${run('ls', ['-l', dir])}\n$ make -C ${dir} nothing\n${run('make', ['-C', dir, 'nothing'])}`;
+  const shaped = shapeQuery(scrollback);
+  t.is(shaped.programs[0], 'make', scrollback);
+  t.notRegex(shaped.query, /rw-r|total|2019/);
+
+  run('tar', ['-cf', join(dir, 'all.tar'), '-C', dir, 'Makefile', 'main.c', 'src'], {});
+  const tarList = run('tar', ['-tvf', join(dir, 'all.tar')]);
+  t.regex(tarList, /^drwx\S+ \S+\/\S+ +0 \d{4}-\d\d-\d\d \d\d:\d\d src\/$/m);
+  const tarShaped = shapeQuery(tarList);
+  t.deepEqual(tarShaped.programs, ['tar']);
+  t.is(tarShaped.query, 'Makefile\nmain.c\nsrc/');
 
   const man = run('man', ['kortty-no-such-page']);
   t.is(man, 'No manual entry for kortty-no-such-page');

@@ -168,6 +168,7 @@ test.serial(
         uuids: 0,
         numbers: 0,
         gutters: 0,
+        listings: 0,
         repeats: 1,
         question: 0,
         budget: 0,

@@ -179,6 +179,7 @@ const DROPPED: Record<keyof ShapedQuery['dropped'], [string, string]> = {
   uuids: ['UUID', 'UUIDs'],
   numbers: ['long number', 'long numbers'],
   gutters: ['line-number gutter', 'line-number gutters'],
+  listings: ["long-listing line's columns", "long-listing lines' columns"],
   repeats: ['repeated line', 'repeated lines'],
   question: ['question word', 'question words'],
   budget: ['line over the word budget', 'lines over the word budget'],
