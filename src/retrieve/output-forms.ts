@@ -298,7 +298,7 @@ function openingPattern(): RegExp {
 // dates of --time-style and other locales) and tar -tv's (`-rw-r--r-- sam/staff 248 2024-05-01
 // 19:24 Makefile`, owner and group joined). The mode, links, owner, group, size and date are the
 // same words in every listing (and in intro(1)'s example of one), so only the name stays.
-const MODE = String.raw`[-bcdlpsDn][r-][w-][xsS-][r-][w-][xsS-][r-][w-][xtT-][.+@]?`;
+const MODE = '[-bcdlpsDn][r-][w-][xsS-][r-][w-][xsS-][r-][w-][xtT-][.+@]?';
 const SIZE = String.raw`(?:\d+(?:[.,]\d+)?[KMGTPEZY]?|\d+,\s*\d+)`;
 const CLOCK_OR_YEAR = String.raw`(?:\d{1,2}:\d\d|\d{4})`;
 const LISTING_DATE = [
@@ -309,10 +309,19 @@ const LISTING_DATE = [
 ].join('|');
 const LISTINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [
-    new RegExp(String.raw`^(?:\d+\s+){0,2}${MODE}\s+\d+\s+\S+(?:\s+\S+)??\s+${SIZE}\s+(?:${LISTING_DATE})\s+(\S.*)$`, 'u'),
+    new RegExp(
+      String.raw`^(?:\d+\s+){0,2}${MODE}\s+\d+\s+\S+(?:\s+\S+)??\s+${SIZE}\s+(?:${LISTING_DATE})\s+(\S.*)$`,
+      'u',
+    ),
     'ls',
   ],
-  [new RegExp(String.raw`^${MODE}\s+[^\s/]+/\S+\s+${SIZE}\s+\d{4}-\d\d-\d\d\s+\d\d:\d\d(?::\d\d)?\s+(\S.*)$`, 'u'), 'tar'],
+  [
+    new RegExp(
+      String.raw`^${MODE}\s+[^\s/]+/\S+\s+${SIZE}\s+\d{4}-\d\d-\d\d\s+\d\d:\d\d(?::\d\d)?\s+(\S.*)$`,
+      'u',
+    ),
+    'tar',
+  ],
 ];
 /** `total 48` (`total 396K` with -h) heads ls -l's listing. */
 export const LISTING_TOTAL = /^total \d+(?:[.,]\d+)?[KMGTPEZY]?$/;

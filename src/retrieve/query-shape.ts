@@ -43,10 +43,10 @@
 import {
   CURL_VERBOSE,
   DIFF_CHANGE,
+  LISTING_TOTAL,
+  listingEntry,
   openingPrograms,
   scriptProgram,
-  listingEntry,
-  LISTING_TOTAL,
   signaturePrograms,
 } from './output-forms.js';
 
