@@ -369,12 +369,16 @@ export function bm25Ceiling(
         (weights.proximity * Math.min(1, idf) + (weights.passage + weights.titleMatch) * idf) *
         (stats.k1 + 1);
   }
+  // A document gains one name bonus, its best (searchBm25F).
+  let name = 0;
   for (const [term, rank] of names)
-    sum +=
+    name = Math.max(
+      name,
       (weights.name / (rank + 1)) *
-      bm25Idf(stats.docCount, stats.names.get(term)?.chunks ?? 0) *
-      (stats.k1 + 1);
-  return sum;
+        bm25Idf(stats.docCount, stats.names.get(term)?.chunks ?? 0) *
+        (stats.k1 + 1),
+    );
+  return sum + name;
 }
 
 interface Scratch {
@@ -517,8 +521,11 @@ export function searchBm25F(
   const raise = (doc: number, bonus: number) => {
     if (doc >= n || (allowed && allowed[doc] !== 1)) return;
     if (scores[doc] === 0) hits[hitCount++] = doc;
-    scores[doc]! += bonus;
-    nameScores[doc]! += bonus;
+    // One document, one name bonus: its best. hd's page is hexdump's filed under hd, and two
+    // bonuses added would put the copy above the page of the program named first.
+    if (bonus <= nameScores[doc]!) return;
+    scores[doc]! += bonus - nameScores[doc]!;
+    nameScores[doc] = bonus;
   };
   for (const match of names) {
     if (weights.name <= 0) break;

@@ -253,7 +253,11 @@ const MENTIONS: readonly RegExp[] = [
     'gi',
   ),
   new RegExp(`\\bmake\\s+${MENTION_NAME}\\s+[a-z]`, 'gi'),
-  new RegExp(`\\b(?:does|do|did|can|will|would|could|should)\\s+${MENTION_NAME}\\s+[a-z]`, 'gi'),
+  // After a subject the auxiliary's next word is a verb: `so I can switch branches`.
+  new RegExp(
+    `(?<!\\b(?:i|you|we|they|he|she|it|one)\\s+)\\b(?:does|do|did|can|will|would|could|should)\\s+${MENTION_NAME}\\s+[a-z]`,
+    'gi',
+  ),
   new RegExp(
     `(?<!\\b(?:a|an|the|this|that|each|every|one|any|some|my|your|its|their)\\s+)\\b${MENTION_NAME}\\s+(?:supports?|prints|shows|says|complains|fails|hangs|exits|refuses|keeps|ignores|outputs|reports|returns|won't|doesn't|can't|cannot|isn't)\\b`,
     'gi',
@@ -269,7 +273,9 @@ const NOT_MENTIONS: ReadonlySet<string> = new Set(
     'all some any each every one two both sure which what how who when where why not no so last ' +
     'previous next same other first new old whole single given main specific following default shell ' +
     'custom simple multiple several long short entire current unknown invalid illegal bad ' +
-    'unrecognized unsupported missing required wrong'
+    'unrecognized unsupported missing required wrong ' +
+    // auxiliaries: `so I can switch branches` is no program `can` with its `switch`
+    'can could do does did will would should shall may might must'
   ).split(' '),
 );
 /** A manual's placeholders, not programs when written in capitals (`into DIR`; `dir` is a program). */
@@ -288,13 +294,47 @@ function proseHead(line: string): string {
   return cut > 0 ? line.slice(0, cut) : '';
 }
 
+// The subcommands prose names after their program (`move onto it with git switch`, `git stash
+// doesn't save new files`), for the programs that give each its own page: the common ones, as
+// their own documentation lists them. A word outside the list is English (`my git changes`).
+const PROSE_SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries({
+    git:
+      'add am apply archive bisect blame branch bundle checkout cherry-pick clean clone commit config ' +
+      'describe diff fetch format-patch fsck gc grep init log ls-files ls-remote merge mv notes pull ' +
+      'push range-diff rebase reflog remote reset restore revert rev-parse rm shortlog show sparse-checkout ' +
+      'stash status submodule switch tag worktree',
+    openssl:
+      'asn1parse ca ciphers cms crl dgst dhparam ecparam enc genpkey genrsa ocsp passwd pkcs12 pkey ' +
+      'rand req rsa s_client s_server smime speed verify x509',
+    docker:
+      'build compose exec images inspect login logs network ps pull push rm rmi run start stop tag volume',
+    npm: 'audit ci exec init install link ls outdated pack publish run test uninstall update',
+    cargo: 'add bench build check clippy doc fmt init install new publish run test update',
+    perf: 'annotate list record report sched script stat top trace',
+  }).map(([p, subs]) => [p, new Set(subs.split(' '))]),
+);
+const PROSE_SUBCOMMAND = new RegExp(
+  `(?<![-\\w./'])(${[...PROSE_SUBCOMMANDS.keys()].join('|')})\\s+([a-z][\\w-]*)\\b`,
+  'gi',
+);
+
 /** The programs a prose line names (see MENTIONS), first seen first. */
 function mentionedPrograms(line: string): string[] {
   const out: string[] = [];
+  // `git log` in prose names git-log, then git; its `log` is no program of its own.
+  const subs = new Set<string>();
+  for (const m of line.matchAll(PROSE_SUBCOMMAND)) {
+    const program = m[1]!.toLowerCase();
+    const sub = m[2]!.toLowerCase();
+    if (!PROSE_SUBCOMMANDS.get(program)!.has(sub)) continue;
+    subs.add(sub);
+    for (const name of [`${program}-${sub}`, program]) if (!out.includes(name)) out.push(name);
+  }
   for (const re of MENTIONS)
     for (const m of line.matchAll(re)) {
       const name = m[1]!.toLowerCase();
-      if (PLACEHOLDERS.has(m[1]!)) continue;
+      if (PLACEHOLDERS.has(m[1]!) || subs.has(name)) continue;
       if (!NOT_MENTIONS.has(name) && !out.includes(name)) out.push(name);
     }
   return out;
@@ -406,7 +446,7 @@ function outputPrograms(
 // --- which lines matter ----------------------------------------------------------------------
 
 const ERROR_LINE =
-  /\b(?:error|errors|err|fatal|failed|failure|fail|cannot|can't|could not|couldn't|unable|denied|refused|not found|no such|invalid|unknown|unrecognized|unrecognised|illegal|missing|panic|panicked|exception|traceback|abort(?:ed)?|segmentation fault|core dumped|timed out|timeout|not permitted|usage)\b/i;
+  /\b(?:error|errors|err|fatal|failed|failure|fail|cannot|can't|could not|couldn't|unable|denied|refused|not found|no such|invalid|unknown|unrecognized|unrecognised|illegal|missing|panic|panicked|exception|traceback|abort(?:ed)?|segmentation fault|core dumped|timed out|timeout|not permitted|usage|unexpected|corrupt|corrupted)\b/i;
 // errno names (ENOENT, ECONNREFUSED), compiler codes (E0425, C2065), exception class names.
 const ERROR_CODE = /\bE[A-Z]{3,}\b|\b[A-Z]\d{3,5}\b|\w(?:Error|Exception)\b/;
 // make's fatal errors, which need no error word: `make: *** No rule to make target 'x'.  Stop.`

@@ -5,6 +5,7 @@ import test from 'ava';
 import { createSearchDeps } from '../../src/app/search-deps.js';
 import { STARTER_MODEL_ID } from '../../src/embed/starter-model.js';
 import { openSnapshot } from '../../src/index/snapshot-io.js';
+import { shapeQuery } from '../../src/retrieve/query-shape.js';
 import { search } from '../../src/retrieve/search.js';
 import { snapshotPath } from '../../src/storage/paths.js';
 import { createDefaultPorts } from '../../src/store/default-ports.js';
@@ -109,6 +110,13 @@ test.before(async () => {
     'git-log.txt': `${manPage('git-log', 'Show commit logs')}${prose('commit history graph', 6, 17)}`,
     ...others('kitchen'),
   });
+  // hd's page is hexdump's under another file name (a man-db symlink rendered twice): it is filed
+  // under hd and lists hexdump.
+  const dumpPage = `${manPage('hexdump', 'display file contents in hexadecimal, decimal, octal, or ascii')}${prose('bytes offset format canonical', 6, 19)}`;
+  const dumps = await tempDir('kortty-name-dump-');
+  await writeTree(dumps, { 'hd.txt': dumpPage, 'hexdump.txt': dumpPage, ...others('kitchen') });
+  await createStore({ name: 'Dump', modelId: STARTER_MODEL_ID }, home);
+  await addSources('Dump', [{ kind: 'folder', path: dumps }], { ports: createDefaultPorts(home) }, home);
   const gitAlone = await tempDir('kortty-name-git-alone-');
   await writeTree(gitAlone, { 'git.txt': gitPage, ...others('kitchen') });
   for (const [name, dir] of [
@@ -139,6 +147,26 @@ test.serial(
     }
   },
 );
+
+test.serial('a document bearing two of the named programs gains the larger bonus, not both', async (t) => {
+  const deps = createSearchDeps(home);
+  try {
+    const dump = spawnSync('hexdump', ['-C'], {
+      input: 'ELF binary header\n',
+      encoding: 'utf8',
+    }).stdout.trim();
+    t.regex(dump, /^00000000 {2}45 4c 46 /);
+    const r = await search({ stores: [await findStore('Dump', home)], query: dump, mode: 'lexical' }, deps);
+    t.deepEqual(shapeQuery(dump).programs.slice(0, 2), ['hexdump', 'hd']);
+    // hexdump.txt is filed under the first name; hd.txt under the second and lists the first. Added
+    // up, the two bonuses of hd.txt would put the copy first.
+    t.is(r.excerpts[0]?.path.replace(/^.*\//, ''), 'hexdump.txt');
+    const byPath = new Map(r.candidates.map((c) => [c.path.replace(/^.*\//, ''), c]));
+    t.true(byPath.get('hd.txt')!.fusedScore < byPath.get('hexdump.txt')!.fusedScore);
+  } finally {
+    await deps.close();
+  }
+});
 
 // stderr of a real bash -c: its builtins' errors name the builtin after the shell.
 const bashError = (script: string) =>

@@ -292,6 +292,16 @@ test('ls -l and tar -tv: a listing names its program and leaves only the names i
   t.is(shaped.programs[0], 'make', scrollback);
   t.notRegex(shaped.query, /rw-r|total|2019/);
 
+  // gzip's verdict on a cut-off file has no error word, and is one all the same.
+  const whole = join(dir, 'dump.sql.gz');
+  run('gzip', ['-k', join(dir, 'main.c')]);
+  const gz = await readFile(`${join(dir, 'main.c')}.gz`);
+  await writeFile(whole, gz.subarray(0, gz.length - 8));
+  const gunzip = run('gzip', ['-d', whole]);
+  t.regex(gunzip, /^gzip: \S+dump\.sql\.gz: unexpected end of file$/m);
+  const cutOff = `$ ls -l\n${run('ls', ['-l', dir])}\n$ gzip -d dump.sql.gz\n${gunzip}`;
+  t.is(shapeQuery(cutOff).programs[0], 'gzip', cutOff);
+
   run('tar', ['-cf', join(dir, 'all.tar'), '-C', dir, 'Makefile', 'main.c', 'src'], {});
   const tarList = run('tar', ['-tvf', join(dir, 'all.tar')]);
   t.regex(tarList, /^drwx\S+ \S+\/\S+ +0 \d{4}-\d\d-\d\d \d\d:\d\d src\/$/m);

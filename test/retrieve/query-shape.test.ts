@@ -678,6 +678,13 @@ test('programs: a question or goal names a program where English uses the word a
     ['Does less show line numbers?', ['less']],
     ['list which message digest algorithms openssl supports', ['openssl']],
     ['run `git log --oneline` from a script', ['git']],
+    // A subcommand with a page of its own names that page first, as on a command line.
+    ['use git log to find when a line was deleted', ['git-log', 'git']],
+    ['create a branch from origin/main and move onto it with git switch', ['git-switch', 'git']],
+    ["git stash doesn't save my untracked files", ['git-stash', 'git']],
+    ['how to check which chain a server sends with openssl s_client?', ['openssl-s_client', 'openssl']],
+    // A word after git that is no subcommand is English: git alone.
+    ['how do I undo my last commit in git?', ['git']],
     ['connect with SSH', ['ssh']],
     ['what does --delete with rsync do?', ['rsync']],
     ['the output of ls', ['ls']],
@@ -695,6 +702,8 @@ test('programs: a question or goal names a program where English uses the word a
     'replace text in the file',
     'the size of the file',
     'how do I extract a tar archive?',
+    // After a subject, an auxiliary's next word is a verb.
+    'stash my uncommitted changes so I can switch branches',
   ];
   for (const q of none) t.deepEqual(shapeQuery(q).programs, [], q);
   // A long line is read for mentions only as far as a question goes, and never cut inside a word.
