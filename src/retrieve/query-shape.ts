@@ -684,6 +684,14 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // its context (`cat Makefile`, `ls`, `git log` before a failed `make`): each counts as plain output.
   if (runs.some((r) => r.failed))
     for (const r of runs) if (!r.failed) for (const p of r.programs) credit(p, -r.weight);
+  // The page of a subcommand that failed leads its program's (`git switch develop` then `fatal: …`),
+  // however many other git commands the scrollback shows: as on the command line alone.
+  for (const r of runs) {
+    const [sub, program] = r.programs;
+    if (!r.failed || !sub || !program || !sub.startsWith(`${program}-`)) continue;
+    const top = programs.get(sub) ?? 0;
+    if ((programs.get(program) ?? 0) >= top) programs.set(program, top - 0.5);
+  }
 
   // ssh speaks for the program that ran it (scp, rsync, git): its refusal comes first, then the
   // program's own verdict (`scp: Connection closed`), which leads unless the user ran ssh.

@@ -196,6 +196,14 @@ test('git: wordings of one subcommand name git, then that subcommand’s page', 
   }
   // With the command shown, the subcommand's page leads: its command line names it first.
   t.deepEqual(shapeQuery(`user@host:~/repo$ git stash pop\n${cases[4]![0]}`).programs, ['git-stash', 'git']);
+  // Also below other git commands that worked: the one that failed leads, then git.
+  const scrollback = [
+    `$ git status\n${git('status')}`,
+    `$ git log --oneline -3\n${git('log', '--oneline', '-3')}`,
+    `$ git switch kortty-no-such\n${git('switch', 'kortty-no-such')}`,
+  ].join('\n');
+  t.regex(scrollback, /^fatal: invalid reference: kortty-no-such$/m);
+  t.deepEqual(shapeQuery(scrollback).programs.slice(0, 2), ['git-switch', 'git'], scrollback);
 });
 
 test('patch, zip, unzip, rsync, wget, dig, ls, tar, man, ps, df and free: their own wordings and table headers', async (t) => {
