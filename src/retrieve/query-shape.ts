@@ -449,6 +449,10 @@ const ERROR_LINE =
   /\b(?:error|errors|err|fatal|failed|failure|fail|cannot|can't|could not|couldn't|unable|denied|refused|not found|no such|invalid|unknown|unrecognized|unrecognised|illegal|missing|panic|panicked|exception|traceback|abort(?:ed)?|segmentation fault|core dumped|timed out|timeout|not permitted|usage|unexpected|corrupt|corrupted)\b/i;
 // errno names (ENOENT, ECONNREFUSED), compiler codes (E0425, C2065), exception class names.
 const ERROR_CODE = /\bE[A-Z]{3,}\b|\b[A-Z]\d{3,5}\b|\w(?:Error|Exception)\b/;
+// A shell's refusal of a command line before anything ran: a glob that matched nothing (zsh, bash's
+// failglob), a bad pattern, history expansion, a syntax error.
+const SHELL_REFUSAL =
+  /^-?(bash|zsh|sh|dash|ksh|mksh)\b.{0,40}?: (?:no matches found|no match|bad pattern|event not found|syntax error near unexpected token|parse error near)\b/;
 // make's fatal errors, which need no error word: `make: *** No rule to make target 'x'.  Stop.`
 const MAKE_STOP = /\*\*\* .*\.\s+Stop\.$/;
 const WARNING_LINE = /\b(?:warning|warn|deprecated|notice)\b/i;
@@ -660,6 +664,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     // (`| + O =o.. + |` of ssh-keygen's randomart) are no shell trace.
     const untraced = gutter || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
     const shown = linePrograms(line, command, lone, stamped, indented, untraced);
+    const refusal = command ? null : SHELL_REFUSAL.exec(line);
     for (const p of shown.programs) {
       if (priority === 0 && !shown.ran) {
         if (plain.has(p)) continue;
@@ -672,6 +677,16 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
       ran = shown.programs;
       for (const p of ran) commanded.add(p);
       runs.push({ programs: ran, weight: priority, failed: false });
+    } else if (refusal) {
+      // The shell refused the command line (`zsh:1: no matches found: *.bak`): the command never
+      // ran, so it is context, and the error is the shell's.
+      if (!shown.programs.includes(refusal[1]!)) credit(refusal[1]!, priority + 1);
+      const last = runs.at(-1);
+      if (last && last.programs === ran && !last.failed) {
+        for (const p of ran) credit(p, -last.weight);
+        // Still a failure: the commands before it are its context.
+        last.failed = true;
+      }
     } else if (priority >= 2) {
       for (const p of ran) credit(p, priority);
       const last = runs.at(-1);
@@ -728,7 +743,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
 }
 
 function rank(line: string): Priority {
-  if (ERROR_LINE.test(line) || ERROR_CODE.test(line) || MAKE_STOP.test(line)) return 3;
+  if (ERROR_LINE.test(line) || ERROR_CODE.test(line) || MAKE_STOP.test(line) || SHELL_REFUSAL.test(line))
+    return 3;
   if (WARNING_LINE.test(line)) return 2;
   return 0;
 }

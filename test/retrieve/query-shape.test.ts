@@ -622,6 +622,28 @@ test('programs: output forms and line openings that are one program’s although
   t.deepEqual(shapeQuery(stack.join('\n')).programs, ['node']);
 });
 
+test('programs: a shell that refused the command line leads it: the command never ran', async (t) => {
+  const dir = await dirs.make();
+  await writeFile(join(dir, 'notes.txt'), 'n\n');
+  const zshGlob = run('zsh', ['-c', 'rm *.bak'], { cwd: dir });
+  t.is(zshGlob, 'zsh:1: no matches found: *.bak');
+  const bashGlob = run('bash', ['-O', 'failglob', '-c', 'rm *.bak'], { cwd: dir });
+  t.regex(bashGlob, /^bash: (?:line 1: )?no match: \*\.bak$/);
+  const syntax = run('bash', ['-c', 'echo ('], { cwd: dir });
+  t.regex(syntax, /^bash: -c: line 1: syntax error near unexpected token/);
+  const listing = `$ ls\n${run('ls', [], { cwd: dir })}`;
+  const cases: [string, string[]][] = [
+    [`alice@devbox ~/notes % rm *.bak\n${zshGlob}`, ['zsh', 'rm']],
+    [`${listing}\n$ rm *.bak\n${bashGlob}`, ['bash', 'ls', 'rm']],
+    [`${listing}\n$ echo (\n${syntax}`, ['bash', 'ls', 'echo']],
+    [zshGlob, ['zsh']],
+  ];
+  for (const [selection, programs] of cases) t.deepEqual(shapeQuery(selection).programs, programs, selection);
+  // rm's own failure is rm's.
+  const rm = run('rm', ['nothing.bak'], { cwd: dir });
+  t.deepEqual(shapeQuery(`${listing}\n$ rm nothing.bak\n${rm}`).programs, ['rm', 'ls']);
+});
+
 test('programs: in a scrollback the command whose output holds the errors leads the one before it', async (t) => {
   const dir = await scratch();
   for (const f of ['config.json', 'README.md']) await writeFile(join(dir, f), 'x\n');
