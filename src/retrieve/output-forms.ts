@@ -247,7 +247,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'systemctl',
   ],
   [
-    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$)/,
+    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp: )/,
     'journalctl',
   ],
   [/^(?:no crontab for \S+$|crontab: installing new crontab$)/, 'crontab'],

@@ -500,6 +500,10 @@ test('interpreters, package managers and services: forms only they print', async
   });
   t.regex(npm, /^npm (?:ERR!|error) Missing script: "kortty-no-such"$/m);
   t.deepEqual(shapeQuery(npm).programs, ['npm']);
+  // journalctl reads its own files with no journal daemon running; its verdict on --since is its own.
+  const since = run('journalctl', ['--since', 'yesterdy', '-n', '1']);
+  t.is(since, 'Failed to parse timestamp: yesterdy');
+  t.deepEqual(shapeQuery(since).programs, ['journalctl']);
   const cases: Array<[string, string[]]> = [
     ['E: Unable to locate package kortty-no-such', ['apt-get', 'apt']],
     ['alice is not in the sudoers file.  This incident will be reported.', ['sudo']],
