@@ -323,14 +323,16 @@ const LISTINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'tar',
   ],
 ];
+const LISTING_START = /^(?:[-bcdlpsDn][r-][w-]|\d)/;
 /** `total 48` (`total 396K` with -h) heads ls -l's listing. */
 export const LISTING_TOTAL = /^total \d+(?:[.,]\d+)?[KMGTPEZY]?$/;
 
 /** A long listing's line (see above): the program that prints it and the name it lists. */
 export function listingEntry(line: string): { programs: readonly string[]; name: string } | undefined {
   const trimmed = line.trim();
-  // Every listed mode has a letter where a file type goes and nine permission characters.
-  if (trimmed.length < 20 || !/[rwx-]{3}/.test(trimmed.slice(0, 40))) return undefined;
+  // A listing line opens with its mode's file type, or with -i's inode or -s's block count: most
+  // lines fail here, before any pattern runs.
+  if (trimmed.length < 20 || !LISTING_START.test(trimmed)) return undefined;
   for (const [form, programs] of LISTINGS) {
     const m = form.exec(trimmed);
     if (m) return { programs: list(programs), name: m[1]! };
