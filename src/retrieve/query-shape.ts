@@ -253,6 +253,8 @@ const MENTIONS: readonly RegExp[] = [
     'gi',
   ),
   new RegExp(`\\bmake\\s+${MENTION_NAME}\\s+[a-z]`, 'gi'),
+  // `get make to compile in parallel`, `tell grep to ignore case`, `force git to overwrite`
+  new RegExp(`\\b(?:get|getting|tell|telling|force|forcing)\\s+${MENTION_NAME}\\s+to\\s+[a-z]`, 'gi'),
   // After a subject the auxiliary's next word is a verb: `so I can switch branches`.
   new RegExp(
     `(?<!\\b(?:i|you|we|they|he|she|it|one)\\s+)\\b(?:does|do|did|can|will|would|could|should)\\s+${MENTION_NAME}\\s+[a-z]`,
@@ -275,7 +277,9 @@ const NOT_MENTIONS: ReadonlySet<string> = new Set(
     'custom simple multiple several long short entire current unknown invalid illegal bad ' +
     'unrecognized unsupported missing required wrong ' +
     // auxiliaries: `so I can switch branches` is no program `can` with its `switch`
-    'can could do does did will would should shall may might must'
+    'can could do does did will would should shall may might must ' +
+    // prepositions and conjunctions: `get make to compile` reads `make to` as make's `to`
+    'to for with from into onto on by of off up out over under about as if and or but'
   ).split(' '),
 );
 /** A manual's placeholders, not programs when written in capitals (`into DIR`; `dir` is a program). */

@@ -705,6 +705,9 @@ test('programs: a question or goal names a program where English uses the word a
     ['create a branch from origin/main and move onto it with git switch', ['git-switch', 'git']],
     ["git stash doesn't save my untracked files", ['git-stash', 'git']],
     ['how to check which chain a server sends with openssl s_client?', ['openssl-s_client', 'openssl']],
+    // Asking a program to do something: `get make to compile`, `tell grep to ignore case`.
+    ['how do I get make to compile in parallel using all my CPU cores?', ['make']],
+    ['tell grep to ignore case', ['grep']],
     // A word after git that is no subcommand is English: git alone.
     ['how do I undo my last commit in git?', ['git']],
     ['connect with SSH', ['ssh']],
@@ -726,6 +729,7 @@ test('programs: a question or goal names a program where English uses the word a
     'how do I extract a tar archive?',
     // After a subject, an auxiliary's next word is a verb.
     'stash my uncommitted changes so I can switch branches',
+    'how to get the backup to finish faster',
   ];
   for (const q of none) t.deepEqual(shapeQuery(q).programs, [], q);
   // A long line is read for mentions only as far as a question goes, and never cut inside a word.
