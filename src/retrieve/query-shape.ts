@@ -704,10 +704,12 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   if (runs.some((r) => r.failed))
     for (const r of runs) if (!r.failed) for (const p of r.programs) credit(p, -r.weight);
   // The page of a subcommand that failed leads its program's (`git switch develop` then `fatal: …`),
-  // however many other git commands the scrollback shows: as on the command line alone.
+  // however many other git commands the scrollback shows. Where it is the only one, its error lines
+  // decide: `not a git repository` is git's, whichever subcommand ran.
   for (const r of runs) {
     const [sub, program] = r.programs;
     if (!r.failed || !sub || !program || !sub.startsWith(`${program}-`)) continue;
+    if (!runs.some((o) => o !== r && o.programs.includes(program))) continue;
     const top = programs.get(sub) ?? 0;
     if ((programs.get(program) ?? 0) >= top) programs.set(program, top - 0.5);
   }

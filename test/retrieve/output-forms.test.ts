@@ -150,7 +150,7 @@ test('git: status, progress and advice lines that carry no name', async (t) => {
 });
 
 test('git: wordings of one subcommand name git, then that subcommand’s page', async (t) => {
-  const { repo, git } = await scratchRepo();
+  const { dir, env, repo, git } = await scratchRepo();
   const unborn = git('log');
   await writeFile(join(repo, 'f.txt'), 'one\n');
   git('add', 'f.txt');
@@ -204,6 +204,10 @@ test('git: wordings of one subcommand name git, then that subcommand’s page', 
   ].join('\n');
   t.regex(scrollback, /^fatal: invalid reference: kortty-no-such$/m);
   t.deepEqual(shapeQuery(scrollback).programs.slice(0, 2), ['git-switch', 'git'], scrollback);
+  // One git command alone: its error decides, and a missing repository is git's.
+  const outside = run('git', ['-C', dir, 'log'], { env });
+  t.regex(outside, /^fatal: not a git repository/);
+  t.is(shapeQuery(`$ git log\n${outside}`).programs[0], 'git');
 });
 
 test('patch, zip, unzip, rsync, wget, dig, ls, tar, man, ps, df and free: their own wordings and table headers', async (t) => {
