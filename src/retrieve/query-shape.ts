@@ -457,6 +457,8 @@ const ERROR_CODE = /\bE[A-Z]{3,}\b|\b[A-Z]\d{3,5}\b|\w(?:Error|Exception)\b/;
 // failglob), a bad pattern, history expansion, a syntax error.
 const SHELL_REFUSAL =
   /^-?(bash|zsh|sh|dash|ksh|mksh)\b.{0,40}?: (?:no matches found|no match|bad pattern|event not found|syntax error near unexpected token|parse error near)\b/;
+// The line every OpenSSL command prints after a bad argument, with the command's name.
+const OPENSSL_APP = /^([a-z][\w.-]*): Use -help for summary\.$/;
 // make's fatal errors, which need no error word: `make: *** No rule to make target 'x'.  Stop.`
 const MAKE_STOP = /\*\*\* .*\.\s+Stop\.$/;
 const WARNING_LINE = /\b(?:warning|warn|deprecated|notice)\b/i;
@@ -567,6 +569,13 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   const headers = raw.some((l) => DIFF_CHANGE.test(l.trim()) || CURL_VERBOSE.test(l));
   // ls -l's `total 48` goes with the listing it heads.
   const listed = raw.some((l) => listingEntry(l) !== undefined);
+  // OpenSSL's commands print their own name (`dgst: Unknown option …`, then `dgst: Use -help for
+  // summary.`): each is `openssl dgst`, documented on openssl-dgst's page.
+  const apps = new Set<string>();
+  for (const l of raw) {
+    const app = OPENSSL_APP.exec(l.trim())?.[1];
+    if (app) apps.add(app);
+  }
   const seen = new Set<string>();
   const kept: Line[] = [];
   // Each program's weight: the sum of its lines' priorities (a program that ran and failed leads).
@@ -668,6 +677,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     // (`| + O =o.. + |` of ssh-keygen's randomart) are no shell trace.
     const untraced = gutter || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
     const shown = linePrograms(line, command, lone, stamped, indented, untraced);
+    if (apps.size > 0 && !shown.ran)
+      shown.programs = shown.programs.flatMap((p) => (apps.has(p) ? [`openssl-${p}`, 'openssl'] : [p]));
     const refusal = command ? null : SHELL_REFUSAL.exec(line);
     for (const p of shown.programs) {
       if (priority === 0 && !shown.ran) {
@@ -712,6 +723,12 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     if (!runs.some((o) => o !== r && o.programs.includes(program))) continue;
     const top = programs.get(sub) ?? 0;
     if ((programs.get(program) ?? 0) >= top) programs.set(program, top - 0.5);
+  }
+
+  // The command OpenSSL's lines name leads openssl, whose error queue follows them.
+  for (const app of apps) {
+    const top = programs.get(`openssl-${app}`) ?? 0;
+    if ((programs.get('openssl') ?? 0) >= top) programs.set('openssl', top - 0.5);
   }
 
   // ssh speaks for the program that ran it (scp, rsync, git): its refusal comes first, then the

@@ -261,6 +261,23 @@ test('patch, zip, unzip, rsync, wget, dig, ls, tar, man, ps, df and free: their 
   t.is(shapeQuery(tarList).query, 'a.txt\nb.txt');
 });
 
+test('openssl: a command that names itself leads openssl, whose error queue follows it', (t) => {
+  const dgst = run('openssl', ['dgst', '-sha265', '/dev/null']);
+  t.regex(
+    dgst,
+    /^dgst: Unknown option or message digest: sha265\ndgst: Use -help for summary\.\n[0-9A-F]+:error:/,
+  );
+  t.deepEqual(shapeQuery(dgst).programs, ['openssl-dgst', 'openssl']);
+  t.deepEqual(shapeQuery(`$ openssl dgst -sha265 /dev/null\n${dgst}`).programs, ['openssl-dgst', 'openssl']);
+  const enc = run('openssl', ['enc', '-aes-256-cbd']);
+  t.regex(enc, /^enc: Unknown cipher: aes-256-cbd\nenc: Use -help for summary\.$/m);
+  t.deepEqual(shapeQuery(enc).programs, ['openssl-enc', 'openssl']);
+  // Without the command's own lines, OpenSSL's error queue is openssl's.
+  const refused = run('openssl', ['s_client', '-connect', '127.0.0.1:1'], { input: '' });
+  t.regex(refused, /:error:[0-9A-F]+:system library:BIO_connect:Connection refused/);
+  t.is(shapeQuery(`$ openssl s_client -connect 127.0.0.1:1\n${refused}`).programs[0], 'openssl');
+});
+
 test('ls -l and tar -tv: a listing names its program and leaves only the names it lists', async (t) => {
   const dir = await scratch();
   await writeFile(join(dir, 'Makefile'), 'all:\n');
