@@ -10,6 +10,7 @@ import { search } from '../../src/retrieve/search.js';
 import { snapshotPath } from '../../src/storage/paths.js';
 import { createDefaultPorts } from '../../src/store/default-ports.js';
 import { addSources, createStore, findStore } from '../../src/store/engine.js';
+import { runProgram } from '../helpers/run-program.js';
 import { homeWithStarter, prose, tempDir, writeTree } from '../helpers/store-env.js';
 
 // The name match through search() on real stores (the starter model, real snapshots): the page
@@ -151,10 +152,7 @@ test.serial(
 test.serial('a document bearing two of the named programs gains the larger bonus, not both', async (t) => {
   const deps = createSearchDeps(home);
   try {
-    const dump = spawnSync('hexdump', ['-C'], {
-      input: 'ELF binary header\n',
-      encoding: 'utf8',
-    }).stdout.trim();
+    const dump = runProgram('hexdump', ['-C'], { input: 'ELF binary header\n' });
     t.regex(dump, /^00000000 {2}45 4c 46 /);
     const r = await search({ stores: [await findStore('Dump', home)], query: dump, mode: 'lexical' }, deps);
     t.deepEqual(shapeQuery(dump).programs.slice(0, 2), ['hexdump', 'hd']);
