@@ -51,6 +51,9 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   ['|', /^[0-9a-f]{8}(?: {1,2}[0-9a-f]{2}){1,16} +\|[^|]{1,16}\|$/, ['hexdump', 'hd']],
   [': ', /^[0-9a-f]{7,8}: (?:[0-9a-f]{2,4} ){1,8} .{1,16}$/, 'xxd'],
   [' ', /^[0-7]{7}(?: [0-7]{6}){1,8}$/, 'od'],
+  // zstd's verdict on a file, its name padded to a column (`data.zst : Read error (39) : …`), also
+  // after what is left of its progress line (`data.zst  : 0 B...  data.zst : Read error (39) : …`).
+  [' error (', /(?:^|\s)\S+ *: (?:Read error|Decoding error|Write error) \(\d+\) : /, 'zstd'],
   [
     'iconv: ',
     /iconv: (?:illegal input sequence at position \d|incomplete character or shift sequence at end of buffer|cannot convert|conversion (?:from|to) )/,
@@ -128,9 +131,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^(?:Expecting (?:value|property name enclosed in double quotes|',' delimiter|':' delimiter)|Extra data|Unterminated string starting at|Invalid control character at): line \d+ column \d+ \(char \d+\)$/,
     'python',
   ],
-  // zstd's verdict on a file, its name padded to a column (`data.zst : Read error (39) : …`), and
   // gsettings' unknown schema in its curly quotes.
-  [/^\S+ *: (?:Read error|Decoding error|Write error) \(\d+\) : /, 'zstd'],
   [/^No such schema “/, 'gsettings'],
   // Node names its version under an uncaught exception.
   [/^Node\.js v\d+\.\d+\.\d+$/, 'node'],

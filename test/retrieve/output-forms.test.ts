@@ -440,6 +440,9 @@ test('byte dumps, iconv, capsh, rpcgen, zstd, Python’s json and gsettings: lay
   const zstd = run('zstd', ['-d', '-f', zst, '-o', join(dir, 'out.json')]);
   t.regex(zstd, /data\.json\.zst *: (?:Read|Decoding) error \(\d+\) : /);
   t.deepEqual(shapeQuery(line(zstd, / : /)).programs, ['zstd']);
+  // In a terminal the verdict can follow what is left of its progress line on the same row.
+  const verdict = line(zstd, /error \(\d+\)/).trim();
+  t.deepEqual(shapeQuery(`data.json.zst        : 0 B...     ${verdict}`).programs, ['zstd']);
   // Python's json module says where the text stopped being JSON, without a name.
   const json = line(run('python3', ['-m', 'json.tool'], { input: '{"a": 1,\n}\n' }), /^Expecting /);
   t.is(json, 'Expecting property name enclosed in double quotes: line 2 column 1 (char 9)');
