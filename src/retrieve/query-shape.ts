@@ -583,6 +583,11 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // a failed tar names ls, but must not outweigh the command that failed.
   const programs = new Map<string, number>();
   const credit = (p: string, weight: number) => programs.set(p, (programs.get(p) ?? 0) + weight);
+  // A subcommand's page goes right above its program's, whatever else the program was credited.
+  const subcommandLeads = (sub: string, program: string) => {
+    const top = programs.get(sub) ?? 0;
+    if ((programs.get(program) ?? 0) >= top) programs.set(program, top - 0.5);
+  };
   const plain = new Set<string>();
   // Programs a command or trace line runs (the others only printed something).
   const commanded = new Set<string>();
@@ -721,15 +726,11 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     const [sub, program] = r.programs;
     if (!r.failed || !sub || !program || !sub.startsWith(`${program}-`)) continue;
     if (!runs.some((o) => o !== r && o.programs.includes(program))) continue;
-    const top = programs.get(sub) ?? 0;
-    if ((programs.get(program) ?? 0) >= top) programs.set(program, top - 0.5);
+    subcommandLeads(sub, program);
   }
 
   // The command OpenSSL's lines name leads openssl, whose error queue follows them.
-  for (const app of apps) {
-    const top = programs.get(`openssl-${app}`) ?? 0;
-    if ((programs.get('openssl') ?? 0) >= top) programs.set('openssl', top - 0.5);
-  }
+  for (const app of apps) subcommandLeads(`openssl-${app}`, 'openssl');
 
   // ssh speaks for the program that ran it (scp, rsync, git): its refusal comes first, then the
   // program's own verdict (`scp: Connection closed`), which leads unless the user ran ssh.
