@@ -75,6 +75,14 @@ export const DEFAULT_WEIGHTS: LexicalWeights = {
  */
 export const ALIAS_NAME_SHARE = 0.9;
 
+/**
+ * Of the name bonus, the share a program's other pages gain (git-log's and git-stash's for git)
+ * when a question names the program: "in git, how do I …" is mostly answered by one of them, so
+ * they compete with the program's own page on what they say. Equal to an alias's share: the page
+ * filed under the name still leads where the texts are equal.
+ */
+export const FAMILY_NAME_SHARE = ALIAS_NAME_SHARE;
+
 /** The chunks of the documents named after one of the query's programs, and the name's term. */
 export interface NameMatch {
   term: string;
@@ -82,6 +90,8 @@ export interface NameMatch {
   ordinals: readonly number[];
   /** Chunks of the documents that only list the name (see ALIAS_NAME_SHARE). */
   aliases?: readonly number[];
+  /** Chunks of the program's other pages, filed under `name-…` (see FAMILY_NAME_SHARE). */
+  family?: readonly number[];
   /** The program's rank in the query's list: the i-th (from 0) weighs 1 / (i + 1). */
   rank: number;
 }
@@ -532,6 +542,7 @@ export function searchBm25F(
     const bonus = (weights.name / (match.rank + 1)) * bm25Idf(n, nameChunks(match)) * (k1 + 1);
     for (const doc of match.ordinals) raise(doc, bonus);
     for (const doc of match.aliases ?? []) raise(doc, bonus * ALIAS_NAME_SHARE);
+    for (const doc of match.family ?? []) raise(doc, bonus * FAMILY_NAME_SHARE);
   }
   const top = new TopK(Math.min(k, hitCount));
   for (let i = 0; i < hitCount; i++) top.push(scores[hits[i]!]!, hits[i]!);

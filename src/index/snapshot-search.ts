@@ -27,13 +27,15 @@ export interface OpenSnapshot {
   searchVector(query: Float32Array, k: number, allowedSourceIds?: Set<string>): SearchHit[];
   /**
    * Lexical score (BM25F, the name match of `programs` and proximity), best first, each hit
-   * explained; only chunks of `allowedSourceIds` when given.
+   * explained; only chunks of `allowedSourceIds` when given. `family`: the programs were named in
+   * prose, and each one's other pages (`git-log` for git) share its name match.
    */
   searchLexical(
     query: string,
     k: number,
     allowedSourceIds?: Set<string>,
     programs?: readonly string[],
+    family?: boolean,
   ): LexicalHit[];
   /** This snapshot's BM25 statistics for the query's terms and programs (see `bm25Ceiling`). */
   lexicalStats(query: string, programs?: readonly string[]): Bm25Stats;
@@ -99,7 +101,7 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
   // Document names → the ordinals of their chunks, of the documents filed under the name and of
   // those that only list it, built at the first search that names a program.
   let byName: Map<string, { filed: number[]; listed: number[] }> | undefined;
-  const nameMatches = (programs: readonly string[] | undefined): NameMatch[] => {
+  const nameMatches = (programs: readonly string[] | undefined, family = false): NameMatch[] => {
     if (!programs?.length) return [];
     if (!byName) {
       byName = new Map();
@@ -122,8 +124,20 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
       if (!entry) continue;
       const term = nameTerm(p);
       if (term !== undefined)
-        out.push({ term, ordinals: entry.filed, aliases: entry.listed, rank: out.length });
+        out.push({
+          term,
+          ordinals: entry.filed,
+          aliases: entry.listed,
+          ...(family ? { family: familyOf(p.toLowerCase()) } : {}),
+          rank: out.length,
+        });
     }
+    return out;
+  };
+  // The chunks of the documents filed under `name-…`: a program's other pages.
+  const familyOf = (name: string): number[] => {
+    const out: number[] = [];
+    for (const [other, entry] of byName!) if (other.startsWith(`${name}-`)) out.push(...entry.filed);
     return out;
   };
   const exact = (query: Float32Array, k: number, allowed?: Uint8Array) => {
@@ -159,7 +173,7 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
       const hits = s.graph.search(query, k, ef, m).filter((h) => m[h.chunkOrdinal] === 1);
       return hits.length >= Math.min(k, count) ? hits : exact(query, k, m);
     },
-    searchLexical(query, k, allowedSourceIds, programs) {
+    searchLexical(query, k, allowedSourceIds, programs, family) {
       open();
       const textOf = (ordinal: number) =>
         s.data.docs[docOf[ordinal]!]!.chunks[ordinal - firstOf[docOf[ordinal]!]!]!.text;
@@ -170,7 +184,7 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
         textOf,
         allowedSourceIds ? mask(allowedSourceIds).mask : undefined,
         undefined,
-        nameMatches(programs),
+        nameMatches(programs, family),
         docOf,
       );
     },

@@ -88,6 +88,8 @@ export interface ShapedQuery {
   commands: string[];
   /** Program names the selection shows (lowercase, first seen first, at most MAX_PROGRAMS). */
   programs: string[];
+  /** The programs are named in prose (a question or a goal), not shown by output or a command. */
+  prose: boolean;
   dropped: ShapeDropped;
 }
 
@@ -500,7 +502,7 @@ function emptyDropped(): ShapeDropped {
 const QUESTION_WORDS: ReadonlySet<string> = new Set(
   (
     'how what why where when who whom whose do does did can could should would shall may might must ' +
-    "i i'm i've me my you your we us our way let lets let's want wanted need needed please possible"
+    "am i i'm i've me my you your we us our way let lets let's want wanted need needed please possible"
   ).split(' '),
 );
 /** The question words that stay right before `not` (`do not overwrite`). */
@@ -762,6 +764,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
             .slice(0, MAX_PROGRAMS)
             .map(([p]) => p)
         : mentions.slice(0, MAX_PROGRAMS),
+    prose: programs.size === 0 && mentions.length > 0,
     dropped,
   };
 }

@@ -25,10 +25,17 @@ export interface StoreBackend {
   /** Vector hits (cosine, best first) over the allowed sources. */
   vector(query: Float32Array, k: number, allowed: Set<string>): Promise<Candidate[]> | Candidate[];
   /**
-   * Lexical hits (BM25F, best first), documents named after one of `programs` raised; absent for
-   * backends without a lexical index (Qdrant).
+   * Lexical hits (BM25F, best first), documents named after one of `programs` raised, and with
+   * `family` (programs named in prose) each program's other pages too; absent for backends
+   * without a lexical index (Qdrant).
    */
-  lexical?(query: string, k: number, allowed: Set<string>, programs?: readonly string[]): Candidate[];
+  lexical?(
+    query: string,
+    k: number,
+    allowed: Set<string>,
+    programs?: readonly string[],
+    family?: boolean,
+  ): Candidate[];
   /** The store's BM25 statistics for the query's terms, from which its hits' `lexicalMatch` is set. */
   lexicalStats?(query: string, programs?: readonly string[]): Bm25Stats;
   close(): void;
@@ -132,6 +139,8 @@ export async function search<S extends SearchableStore>(
   const query = shaped?.query || original;
   // The programs the selection shows: documents named after them are raised (bm25.ts, name).
   const programs = shaped?.query ? shaped.programs : [];
+  // A question that names git is mostly answered by one of git's other pages (git-log, git-stash).
+  const family = shaped?.query ? shaped.prose : false;
   const timings = { embedMs: 0, searchMs: 0, assembleMs: 0 };
 
   // Stores by id, each once: the result never depends on the order they were listed in.
@@ -209,7 +218,7 @@ export async function search<S extends SearchableStore>(
     for (const [i, s] of lexical.entries()) {
       const ceiling = stats[i] ? bm25Ceiling(stats[i], held, undefined, named) : 0;
       const found = await isolate(s.store, () =>
-        s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed, programs),
+        s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed, programs, family),
       );
       if (!found) continue;
       hits.get(s.store.id)!.lexical = found.map((c) =>
@@ -328,9 +337,9 @@ export function snapshotBackend(
   return {
     vector: (q, k, allowed) =>
       snap.searchVector(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'vector')),
-    lexical: (q, k, allowed, programs) =>
+    lexical: (q, k, allowed, programs, family) =>
       snap
-        .searchLexical(q, k, allowed, programs)
+        .searchLexical(q, k, allowed, programs, family)
         .map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical', h.explain)),
     lexicalStats: (q, programs) => snap.lexicalStats(q, programs),
     close: () => snap.close(),

@@ -118,6 +118,21 @@ test.before(async () => {
   await writeTree(dumps, { 'hd.txt': dumpPage, 'hexdump.txt': dumpPage, ...others('kitchen') });
   await createStore({ name: 'Dump', modelId: STARTER_MODEL_ID }, home);
   await addSources('Dump', [{ kind: 'folder', path: dumps }], { ports: createDefaultPorts(home) }, home);
+  // git's page, its stash subcommand's, and a note on the same topic under another name.
+  const family = await tempDir('kortty-name-git-family-');
+  await writeTree(family, {
+    'git.txt': gitPage,
+    'git-stash.txt': `${manPage('git-stash', 'Stash the changes in a dirty working directory away')}${prose('stash uncommitted changes aside later', 6, 23)}`,
+    'shelving.md': `# Shelving work\n\n${prose('set uncommitted changes aside for later', 6, 29)}`,
+    ...others('kitchen'),
+  });
+  await createStore({ name: 'GitFamily', modelId: STARTER_MODEL_ID }, home);
+  await addSources(
+    'GitFamily',
+    [{ kind: 'folder', path: family }],
+    { ports: createDefaultPorts(home) },
+    home,
+  );
   const gitAlone = await tempDir('kortty-name-git-alone-');
   await writeTree(gitAlone, { 'git.txt': gitPage, ...others('kitchen') });
   for (const [name, dir] of [
@@ -143,6 +158,43 @@ test.serial(
         t.deepEqual(withLog.slice(0, 2), ['git-log.txt', 'git.txt'], line);
         t.is((await pages('GitAlone', line))[0], 'git.txt', line);
       }
+    } finally {
+      await deps.close();
+    }
+  },
+);
+
+test.serial(
+  "a question naming git: git's other pages share its name, output naming git does not",
+  async (t) => {
+    const deps = createSearchDeps(home);
+    const pages = async (query: string) =>
+      (
+        await search({ stores: [await findStore('GitFamily', home)], query, mode: 'lexical' }, deps)
+      ).excerpts.map((e) => e.path.replace(/^.*\//, ''));
+    try {
+      const question = 'in git, how do I set my uncommitted changes aside for later?';
+      t.like(shapeQuery(question), { programs: ['git'], prose: true });
+      // git-stash's page answers it; with git's name bonus alone, git's overview would lead.
+      const asked = await pages(question);
+      t.is(asked[0], 'git-stash.txt', asked.join());
+      t.true(asked.indexOf('git.txt') < asked.indexOf('shelving.md'), asked.join());
+      // The same words with no program named: the note and the subcommand's page compete on words.
+      t.like(shapeQuery('set my uncommitted changes aside for later'), { programs: [], prose: false });
+      // A command line shows git itself: its page leads, and git-stash's gains nothing from the name.
+      const line = 'git --no-pager status --short';
+      t.like(shapeQuery(line), { prose: false });
+      t.true(shapeQuery(line).programs.includes('git'));
+      const r = await search(
+        { stores: [await findStore('GitFamily', home)], query: line, mode: 'lexical' },
+        deps,
+      );
+      t.is(r.excerpts[0]!.path.replace(/^.*\//, ''), 'git.txt');
+      t.true(
+        r.candidates
+          .filter((c) => c.path.endsWith('git-stash.txt'))
+          .every((c) => c.explain!.shares.name === 0),
+      );
     } finally {
       await deps.close();
     }

@@ -95,6 +95,7 @@ interface ExplainJson {
     words: number;
     commands: string[];
     programs: string[];
+    prose: boolean;
     dropped: Record<string, number>;
   } | null;
   explain: { marker: string; matched: string[] | null; shares: Record<string, number> | null }[];
@@ -160,6 +161,7 @@ test.serial(
       words: 19,
       commands: ['tar -xf backup.tar'],
       programs: ['tar'],
+      prose: false,
       dropped: {
         escapes: 4,
         prompts: 1,
@@ -183,6 +185,16 @@ test.serial(
     t.is(rawJson.shaping, null);
     const rawTable = await cli(['search', '--store', 'Docs', '--explain', '--no-shape', SELECTION]);
     t.true(rawTable.out.startsWith('query (not shaped):\n  \\x1b[32muser@buildhost\\x1b[0m:'), rawTable.out);
+
+    // A question names its program in prose: the table says so, the JSON marks it.
+    const asked = await cli(['search', '--store', 'Docs', '--explain', 'in tar, how do I list an archive?']);
+    t.is(asked.code, 0, asked.err);
+    t.regex(asked.out, /^programs named in prose \(.+\): tar$/m);
+    const askedJson = JSON.parse(
+      (await cli(['search', '--store', 'Docs', '--json', '--explain', 'in tar, how do I list an archive?']))
+        .out,
+    ) as ExplainJson;
+    t.like(askedJson.shaping, { programs: ['tar'], prose: true });
 
     const help = await cli(['search', '--help']);
     t.regex(help.out, /--explain/);
