@@ -35,6 +35,8 @@ test('a question keeps its subject; only the words that make it a question go', 
     ['How do I do not overwrite newer files?', 'do not overwrite newer files?', 3],
     ['Why does tar not keep the owner?', 'tar not keep the owner?', 2],
     ['Why must I not use rm -rf /?', 'not use rm -rf /?', 3],
+    // `am` is the question's verb, and git-am's page is titled `am`.
+    ['what kernel version am I running', 'kernel version running', 3],
   ] as const) {
     const s = shapeQuery(q);
     t.is(s.query, shaped, q);
