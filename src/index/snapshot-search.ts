@@ -134,10 +134,15 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
     }
     return out;
   };
-  // The chunks of the documents filed under `name-…`: a program's other pages.
+  // The chunks of the documents filed under `name-…`: a program's other pages. One pass over the
+  // name table per program, kept while the snapshot is open.
+  const families = new Map<string, number[]>();
   const familyOf = (name: string): number[] => {
-    const out: number[] = [];
+    let out = families.get(name);
+    if (out) return out;
+    out = [];
     for (const [other, entry] of byName!) if (other.startsWith(`${name}-`)) out.push(...entry.filed);
+    families.set(name, out);
     return out;
   };
   const exact = (query: Float32Array, k: number, allowed?: Uint8Array) => {
