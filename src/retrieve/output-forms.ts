@@ -59,6 +59,21 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
     /iconv: (?:illegal input sequence at position \d|incomplete character or shift sequence at end of buffer|cannot convert|conversion (?:from|to) )/,
     'iconv',
   ],
+  // strace's system calls (`openat(AT_FDCWD, "/etc/shadow", O_RDONLY) = -1 EACCES (Permission
+  // denied)`, its result padded to a column), after -f's pid and -t's time; a call another process
+  // interrupted and its resumption; a signal; the traced process's end (`+++ exited with 1 +++`,
+  // which is no shell trace of `exited`).
+  [
+    ' = ',
+    /^(?:\[pid +\d+\] |\d+ +)?(?:\d\d:\d\d:\d\d(?:\.\d+)? )?(?:<\.\.\. )?[a-z_][a-z0-9_]*(?:\(.*\)| resumed>.*) += (?:-?\d+|0x[0-9a-f]+|\?)(?: [A-Z][A-Z0-9_]+ \(.+\))?(?: <\d+\.\d+>)?$/,
+    'strace',
+  ],
+  ['<unfinished ...>', /^(?:\[pid +\d+\] |\d+ +)?(?:\d\d:\d\d:\d\d(?:\.\d+)? )?[a-z_][a-z0-9_]*\(.* <unfinished \.\.\.>$/, 'strace'],
+  ['+++ ', /^(?:\[pid +\d+\] |\d+ +)?\+\+\+ (?:exited with \d+|killed by SIG[A-Z0-9]+(?: \(core dumped\))?) \+\+\+$/, 'strace'],
+  ['--- SIG', /^(?:\[pid +\d+\] |\d+ +)?(?:\d\d:\d\d:\d\d(?:\.\d+)? )?--- SIG[A-Z0-9]+ \{si_signo=SIG/, 'strace'],
+  // prove's summary of a test run (Test::Harness): its totals line and its verdict.
+  ['Files=', /^Files=\d+, Tests=\d+, +\d+ wallclock secs /, 'prove'],
+  ['Result: ', /^Result: (?:PASS|FAIL|NOTESTS)$/, 'prove'],
 ];
 
 /**

@@ -119,8 +119,10 @@ const PROMPTS: readonly RegExp[] = [
   /^(?:In|Out) ?\[\d+\]: ?/,
   /^(?:irb|pry)\([^)]*\)(?::\d+)*[>*] ?/,
   /^(?:mysql|sqlite|postgres|psql|mongo|redis[\w.:-]*|gdb|\(gdb\)|\(Pdb\)|ftp|sftp)[=#>-]*> ?/,
-  // A bare sigil: `$ `, `# `, `% `, `> ` (a lone `#` heading or `>` quote loses only punctuation).
-  /^(?:\([\w.-]+\) )?[$#%>] /,
+  // A bare sigil: `$ `, `# `, `% `, `> ` (a lone `>` quote loses only punctuation). Not `# ` before
+  // a second blank or a capitalised word: a comment, a heading or a test's diagnostic (`# Looks
+  // like you failed 2 tests of 4.`, `#   Failed test 'hours'`) is no root prompt's command.
+  /^(?:\([\w.-]+\) )?(?:[$%>] |# (?! |[A-Z][a-z]))/,
 ];
 
 // --- noise inside a line ---------------------------------------------------------------------

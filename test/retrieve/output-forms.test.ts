@@ -548,3 +548,53 @@ test('interpreters, package managers and services: forms only they print', async
   ])
     t.deepEqual(shapeQuery(prose).programs, [], prose);
 });
+
+test('strace and prove: a trace of system calls and a test run name their programs', async (t) => {
+  const dir = await scratch();
+  const missing = join(dir, 'missing.txt');
+  const traced = run('strace', ['-e', 'trace=openat', 'cat', missing]);
+  t.regex(
+    traced,
+    /^openat\(AT_FDCWD, "\S+missing\.txt", O_RDONLY\) += -1 ENOENT \(No such file or directory\)$/m,
+  );
+  t.regex(traced, /^\+\+\+ exited with 1 \+\+\+$/m);
+  // cat's own error names cat; the calls and the exit line are strace's, and `+++ exited` is no
+  // shell trace of a command `exited`.
+  const programs = shapeQuery(traced).programs;
+  t.true(programs.includes('strace') && programs.includes('cat'), programs.join());
+  t.false(programs.includes('exited'), programs.join());
+  const calls = traced
+    .split('\n')
+    .filter((l) => !l.startsWith('cat: '))
+    .join('\n');
+  t.deepEqual(shapeQuery(calls).programs, ['strace']);
+  // -f marks a child's calls with its pid; a signal and a killed process have their own lines.
+  const forked = run('strace', ['-f', '-e', 'trace=execve,kill', 'sh', '-c', 'sh -c "kill -TERM \\$\\$"']);
+  t.regex(forked, /^\[pid +\d+\] execve\(/m);
+  t.regex(forked, /--- SIGTERM \{si_signo=SIGTERM/);
+  t.regex(forked, /\+\+\+ killed by SIGTERM \+\+\+/);
+  for (const l of forked.split('\n').filter((x) => /^(?:\[pid +\d+\] )?(?:execve|kill|---|\+\+\+)/.test(x)))
+    t.deepEqual(shapeQuery(l).programs, ['strace'], l);
+
+  // prove's verbose run of a failing test: Test::More's `# ` diagnostics are no root prompt's
+  // commands (`# Looks like you failed …` named `looks`), and the summary is prove's.
+  await writeFile(
+    join(dir, 'parse.t'),
+    'use Test::More tests => 2;\nok(1, "minutes");\nis("2h", "7200", "hours");\n',
+  );
+  const proved = run('prove', ['-v', 'parse.t'], { cwd: dir });
+  t.regex(proved, /^# Looks like you failed 1 test of 2\.$/m);
+  t.regex(proved, /^#\s+Failed test 'hours'$/m);
+  t.regex(proved, /^Files=1, Tests=2, +\d+ wallclock secs /m);
+  t.regex(proved, /^Result: FAIL$/m);
+  const shaped = shapeQuery(proved);
+  t.is(shaped.programs[0], 'prove', shaped.programs.join());
+  t.deepEqual(shaped.commands, []);
+  for (const word of ['looks', 'failed', 'at'])
+    t.false(shaped.programs.includes(word), shaped.programs.join());
+  // A root prompt's command still reads as one; a comment or heading does not.
+  t.deepEqual(shapeQuery('# apt-get install -y kortty\nE: Unable to locate package kortty').commands, [
+    'apt-get install -y kortty',
+  ]);
+  t.deepEqual(shapeQuery('# Install the tools first\ncurl: (6) Could not resolve host: x').commands, []);
+});
