@@ -32,6 +32,10 @@ type Programs = string | readonly string[];
 //     octal `0000000 042577 043114 …`;
 //   - iconv's verdict, also where it follows converted text that ended without a newline
 //     (`Caf` then `iconv: illegal input sequence at position 3` shows as one line).
+
+// What strace puts before a line: -f's pid (`[pid  4321] `, or `4321 ` with -o) and -t's time.
+const STRACE_HEAD = String.raw`(?:\[pid +\d+\] |\d+ +)?(?:\d\d:\d\d:\d\d(?:\.\d+)? )?`;
+
 const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   [': *** ', /(?:^|\s)[^\s:]+:\d+: \*\*\* /, 'make'],
   ['-- ', /(?:^|\s)--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- +(?:https?|ftps?):\/\//, 'wget'],
@@ -60,17 +64,29 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
     'iconv',
   ],
   // strace's system calls (`openat(AT_FDCWD, "/etc/shadow", O_RDONLY) = -1 EACCES (Permission
-  // denied)`, its result padded to a column), after -f's pid and -t's time; a call another process
-  // interrupted and its resumption; a signal; the traced process's end (`+++ exited with 1 +++`,
-  // which is no shell trace of `exited`).
+  // denied)`, its result padded to a column), a call another process interrupted and its
+  // resumption, a signal, and the traced process's end (`+++ exited with 1 +++`, which is no shell
+  // trace of `exited`); each after -f's pid and -t's time when they are on.
   [
     ' = ',
-    /^(?:\[pid +\d+\] |\d+ +)?(?:\d\d:\d\d:\d\d(?:\.\d+)? )?(?:<\.\.\. )?[a-z_][a-z0-9_]*(?:\(.*\)| resumed>.*) += (?:-?\d+|0x[0-9a-f]+|\?)(?: [A-Z][A-Z0-9_]+ \(.+\))?(?: <\d+\.\d+>)?$/,
+    new RegExp(
+      String.raw`^${STRACE_HEAD}(?:<\.\.\. )?[a-z_][a-z0-9_]*(?:\(.*\)| resumed>.*) += (?:-?\d+|0x[0-9a-f]+|\?)(?: [A-Z][A-Z0-9_]+ \(.+\))?(?: <\d+\.\d+>)?$`,
+    ),
     'strace',
   ],
-  ['<unfinished ...>', /^(?:\[pid +\d+\] |\d+ +)?(?:\d\d:\d\d:\d\d(?:\.\d+)? )?[a-z_][a-z0-9_]*\(.* <unfinished \.\.\.>$/, 'strace'],
-  ['+++ ', /^(?:\[pid +\d+\] |\d+ +)?\+\+\+ (?:exited with \d+|killed by SIG[A-Z0-9]+(?: \(core dumped\))?) \+\+\+$/, 'strace'],
-  ['--- SIG', /^(?:\[pid +\d+\] |\d+ +)?(?:\d\d:\d\d:\d\d(?:\.\d+)? )?--- SIG[A-Z0-9]+ \{si_signo=SIG/, 'strace'],
+  [
+    '<unfinished ...>',
+    new RegExp(String.raw`^${STRACE_HEAD}[a-z_][a-z0-9_]*\(.* <unfinished \.\.\.>$`),
+    'strace',
+  ],
+  [
+    '+++ ',
+    new RegExp(
+      String.raw`^${STRACE_HEAD}\+\+\+ (?:exited with \d+|killed by SIG[A-Z0-9]+(?: \(core dumped\))?) \+\+\+$`,
+    ),
+    'strace',
+  ],
+  ['--- SIG', new RegExp(String.raw`^${STRACE_HEAD}--- SIG[A-Z0-9]+ \{si_signo=SIG`), 'strace'],
   // prove's summary of a test run (Test::Harness): its totals line and its verdict.
   ['Files=', /^Files=\d+, Tests=\d+, +\d+ wallclock secs /, 'prove'],
   ['Result: ', /^Result: (?:PASS|FAIL|NOTESTS)$/, 'prove'],

@@ -569,11 +569,21 @@ test('strace and prove: a trace of system calls and a test run name their progra
     .join('\n');
   t.deepEqual(shapeQuery(calls).programs, ['strace']);
   // -f marks a child's calls with its pid; a signal and a killed process have their own lines.
-  const forked = run('strace', ['-f', '-e', 'trace=execve,kill', 'sh', '-c', 'sh -c "kill -TERM \\$\\$"']);
-  t.regex(forked, /^\[pid +\d+\] execve\(/m);
+  const forked = run('strace', [
+    '-f',
+    '-tt',
+    '-e',
+    'trace=execve,kill',
+    'sh',
+    '-c',
+    'sh -c "kill -TERM \\$\\$"',
+  ]);
+  t.regex(forked, /^\[pid +\d+\] \d\d:\d\d:\d\d\.\d+ execve\(/m);
   t.regex(forked, /--- SIGTERM \{si_signo=SIGTERM/);
   t.regex(forked, /\+\+\+ killed by SIGTERM \+\+\+/);
-  for (const l of forked.split('\n').filter((x) => /^(?:\[pid +\d+\] )?(?:execve|kill|---|\+\+\+)/.test(x)))
+  for (const l of forked
+    .split('\n')
+    .filter((x) => /^(?:\[pid +\d+\] )?[\d:.]+ (?:execve|kill|---|\+\+\+)/.test(x)))
     t.deepEqual(shapeQuery(l).programs, ['strace'], l);
 
   // prove's verbose run of a failing test: Test::More's `# ` diagnostics are no root prompt's
