@@ -163,7 +163,7 @@ function queryLines(shaped: string, shaping: ShapedQuery | undefined): string {
       : `shaped query (${shaping.words} words, ${shaping.keptLines} of ${shaping.lines} lines kept${droppedText(shaping)}):`;
   const programs =
     shaping?.query && shaping.programs.length > 0
-      ? `programs ${shaping.prose ? 'named in prose (documents named after them, or after one of their subcommands, rank higher)' : '(documents named after them rank higher)'}: ${shaping.programs.map(sanitizeLine).join(', ')}\n`
+      ? `programs ${shaping.prose ? 'named in prose (documents named after them rank higher, and so do their other pages: git-log for git)' : '(documents named after them rank higher)'}: ${shaping.programs.map(sanitizeLine).join(', ')}\n`
       : '';
   return `${head}\n${shaped
     .split('\n')
