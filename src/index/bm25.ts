@@ -81,7 +81,7 @@ export const ALIAS_NAME_SHARE = 0.9;
  * they compete with the program's own page on what they say. Equal to an alias's share: the page
  * filed under the name still leads where the texts are equal.
  */
-export const FAMILY_NAME_SHARE = ALIAS_NAME_SHARE;
+const FAMILY_NAME_SHARE = ALIAS_NAME_SHARE;
 
 /** The chunks of the documents named after one of the query's programs, and the name's term. */
 export interface NameMatch {
