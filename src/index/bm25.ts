@@ -470,6 +470,7 @@ export function searchBm25F(
   allowed?: Uint8Array,
   weights: LexicalWeights = DEFAULT_WEIGHTS,
   names: readonly NameMatch[] = [],
+  damping?: Float64Array,
 ): Bm25Hit[] {
   const { k1 } = index.params;
   const n = index.docCount;
@@ -544,6 +545,17 @@ export function searchBm25F(
     for (const doc of match.aliases ?? []) raise(doc, bonus * ALIAS_NAME_SHARE);
     for (const doc of match.family ?? []) raise(doc, bonus * FAMILY_NAME_SHARE);
   }
+  // A chunk of a document of many chunks weighs less on its words (see lexical-search.ts); its
+  // name bonus stays whole.
+  if (damping)
+    for (let i = 0; i < hitCount; i++) {
+      const d = hits[i]!;
+      const f = damping[d]!;
+      scores[d] = (scores[d]! - nameScores[d]!) * f + nameScores[d]!;
+      titleScores[d]! *= f;
+      headingScores[d]! *= f;
+      titleMatchScores[d]! *= f;
+    }
   const top = new TopK(Math.min(k, hitCount));
   for (let i = 0; i < hitCount; i++) top.push(scores[hits[i]!]!, hits[i]!);
   const out = top.result().map((h): Bm25Hit => {

@@ -42,7 +42,8 @@ export function searchLexical(
   documentOf?: Uint32Array,
 ): LexicalHit[] {
   const terms = queryTerms(query, weights);
-  const hits = searchBm25F(index, terms, Math.max(k, RERANK_DEPTH), allowed, weights, names);
+  const damping = documentOf ? dampingOf(documentOf) : undefined;
+  const hits = searchBm25F(index, terms, Math.max(k, RERANK_DEPTH), allowed, weights, names, damping);
   const idfOf = new Map<string, number>();
   for (const { term, primary } of terms) {
     const t = primary ? findTerm(index, term) : -1;
@@ -73,7 +74,14 @@ export function searchLexical(
         : 0;
     const passage =
       walk && weights.passage > 0 ? weights.passage * passageScore(walk, matchedStems, k1, avgParagraph) : 0;
-    return { h, proximity, passage, titleMatch: h.titleMatchScore, score: h.score + proximity + passage };
+    const f = damping ? damping[h.chunkOrdinal]! : 1;
+    return {
+      h,
+      proximity: proximity * f,
+      passage: passage * f,
+      titleMatch: h.titleMatchScore,
+      score: h.score + (proximity + passage) * f,
+    };
   });
   byScore(scored);
   // The title match is the document's, not each chunk's: only its best chunk keeps it, so a page
@@ -110,4 +118,32 @@ export function searchLexical(
 
 function byScore(list: { h: { chunkOrdinal: number }; score: number }[]): void {
   list.sort((a, b) => b.score - a.score || a.h.chunkOrdinal - b.h.chunkOrdinal);
+}
+
+/**
+ * How much less a chunk weighs on its words for each e-fold of its document's chunk count: a chunk
+ * of a document of N chunks scores 1 / (1 + MANY_CHUNKS_DAMPING · ln N) of its BM25F, proximity
+ * and passage score (its name bonus stays whole). A document is ranked by its best chunk, and the
+ * best of many chunks is a biased draw: a long manual's (git-log's 40 chunks, rsync's, tmux's)
+ * holds a question's common words somewhere and outranked the short page the question is about.
+ * Chosen on question sets built blind to the system (docs/EVAL.md, fifth round); 0.1 and above
+ * cost more than they gain.
+ */
+export const MANY_CHUNKS_DAMPING = 0.05;
+
+const dampings = new WeakMap<Uint32Array, Float64Array>();
+
+/** Each chunk's damping factor (see MANY_CHUNKS_DAMPING), computed once per snapshot. */
+function dampingOf(documentOf: Uint32Array): Float64Array {
+  let out = dampings.get(documentOf);
+  if (out) return out;
+  let docs = 0;
+  for (const d of documentOf) docs = Math.max(docs, d + 1);
+  const count = new Uint32Array(docs);
+  for (const d of documentOf) count[d]!++;
+  out = new Float64Array(documentOf.length);
+  for (let i = 0; i < documentOf.length; i++)
+    out[i] = 1 / (1 + MANY_CHUNKS_DAMPING * Math.log(count[documentOf[i]!]!));
+  dampings.set(documentOf, out);
+  return out;
 }

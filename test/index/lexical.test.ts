@@ -11,7 +11,7 @@ import {
   queryTerms,
 } from '../../src/index/bm25.js';
 import { chunkHeadings, documentNames, documentTitle, fileStem } from '../../src/index/fields.js';
-import { searchLexical } from '../../src/index/lexical-search.js';
+import { MANY_CHUNKS_DAMPING, searchLexical } from '../../src/index/lexical-search.js';
 import { tokenize } from '../../src/index/tokenize.js';
 
 // The terminal- and code-aware tokenizer, the stemmer, the fields, proximity and the explanation,
@@ -315,11 +315,13 @@ test('title match: a title naming the task outranks a body repeating the words, 
   const bonus = W.titleMatch * (idf('repeat') + idf('line')) * 2.2;
   const of = (list: typeof hits, o: number) => list.find((h) => h.chunkOrdinal === o)!;
   t.true(Math.abs(of(hits, 1).score - of(flat, 1).score - bonus) < 1e-9);
-  // With the chunks' documents known, only the document's best chunk keeps the title match.
+  // With the chunks' documents known, only the document's best chunk keeps the title match (and
+  // both chunks of uniq's two-chunk page weigh a little less: see the damping test below).
   const documentOf = Uint32Array.from([0, 1, 1, ...Array.from({ length: 17 }, (_, i) => i + 2)]);
   const once = searchLexical(index, query, 3, textOf, undefined, W, [], documentOf);
-  t.true(Math.abs(of(once, 1).score - of(hits, 1).score) < 1e-9);
-  t.true(Math.abs(of(once, 2).score - of(flat, 2).score) < 1e-9);
+  const two = 1 / (1 + MANY_CHUNKS_DAMPING * Math.log(2));
+  t.true(Math.abs(of(once, 1).score - two * of(hits, 1).score) < 1e-9);
+  t.true(Math.abs(of(once, 2).score - two * of(flat, 2).score) < 1e-9);
   t.true(of(once, 2).explain.shares.title < of(hits, 2).explain.shares.title);
   // The defaults (synonyms on) rank the same way.
   t.is(
@@ -328,4 +330,44 @@ test('title match: a title naming the task outranks a body repeating the words, 
   );
   const stats = bm25Stats(index, query);
   for (const h of hits) t.true(h.score < bm25Ceiling(stats, stats.df.keys()));
+});
+
+test('a chunk of a document of many chunks weighs less on its words, never on its name', async (t) => {
+  // One chunk of a 20-chunk manual and a one-chunk page hold the same text.
+  const text = 'print the first lines of a log file';
+  const docs: LexicalDoc[] = [
+    titled(text, 'manual'),
+    ...Array.from({ length: 19 }, (_, i) => titled(`section ${i} on printers and queues`, 'manual')),
+    titled(text, 'note'),
+    ...Array.from({ length: 9 }, (_, i) => titled(`page ${i} about gardens`, `garden${i}`)),
+  ];
+  const index = await buildBm25(docs);
+  const textOf = (o: number) => docs[o]!.body;
+  const documentOf = Uint32Array.from(docs.map((_d, i) => (i < 20 ? 0 : i - 19)));
+  const query = 'first lines of a log';
+  // Without the documents known the two tie, and the lower ordinal (the manual's chunk) leads.
+  const flat = searchLexical(index, query, 2, textOf);
+  t.deepEqual(
+    flat.map((h) => h.chunkOrdinal),
+    [0, 20],
+  );
+  t.is(flat[0]!.score, flat[1]!.score);
+  const hits = searchLexical(index, query, 2, textOf, undefined, DEFAULT_WEIGHTS, [], documentOf);
+  t.deepEqual(
+    hits.map((h) => h.chunkOrdinal),
+    [20, 0],
+  );
+  const twenty = 1 / (1 + MANY_CHUNKS_DAMPING * Math.log(20));
+  t.true(Math.abs(hits[0]!.score - flat[0]!.score) < 1e-9, 'a one-chunk page is not damped');
+  t.true(Math.abs(hits[1]!.score - twenty * flat[0]!.score) < 1e-9);
+  // The name bonus stays whole: named, the manual leads by its full bonus.
+  const names = [{ term: nameTerm('manual')!, ordinals: Array.from({ length: 20 }, (_, i) => i), rank: 0 }];
+  const named = searchLexical(index, query, 2, textOf, undefined, DEFAULT_WEIGHTS, names, documentOf);
+  t.is(named[0]!.chunkOrdinal, 0);
+  const bonus = DEFAULT_WEIGHTS.name * bm25Idf(docs.length, 20) * 2.2;
+  t.true(Math.abs(named[0]!.score - (twenty * flat[0]!.score + bonus)) < 1e-9, JSON.stringify(named[0]));
+  for (const h of [...hits, ...named]) {
+    const s = h.explain.shares;
+    t.true(Math.abs(s.title + s.headings + s.body + s.proximity + s.passage + s.name - 1) < 1e-9);
+  }
 });
