@@ -616,7 +616,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     }
     let command = false;
     const trimmed = line.trimStart();
-    for (const p of headers && DIFF_LINE.test(trimmed) ? [] : PROMPTS) {
+    // A line in a gutter or box is a listing's (ssh-keygen's randomart row `|   # o .   |`), no prompt.
+    for (const p of gutter || (headers && DIFF_LINE.test(trimmed)) ? [] : PROMPTS) {
       const m = p.exec(trimmed);
       if (m) {
         dropped.prompts++;
