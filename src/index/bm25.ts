@@ -546,28 +546,26 @@ export function searchBm25F(
     for (const doc of match.family ?? []) raise(doc, bonus * FAMILY_NAME_SHARE);
   }
   // A chunk of a document of many chunks weighs less on its words (see lexical-search.ts); its
-  // name bonus stays whole.
+  // name bonus stays whole. Only the score decides the top k: the explain fields are scaled for
+  // the k returned.
   if (damping)
     for (let i = 0; i < hitCount; i++) {
       const d = hits[i]!;
-      const f = damping[d]!;
-      scores[d] = (scores[d]! - nameScores[d]!) * f + nameScores[d]!;
-      titleScores[d]! *= f;
-      headingScores[d]! *= f;
-      titleMatchScores[d]! *= f;
+      scores[d] = (scores[d]! - nameScores[d]!) * damping[d]! + nameScores[d]!;
     }
   const top = new TopK(Math.min(k, hitCount));
   for (let i = 0; i < hitCount; i++) top.push(scores[hits[i]!]!, hits[i]!);
   const out = top.result().map((h): Bm25Hit => {
+    const d = h.chunkOrdinal;
+    const f = damping ? damping[d]! : 1;
     const m: number[] = [];
-    for (let qi = 0; qi < Math.min(32, terms.length); qi++)
-      if (matched[h.chunkOrdinal]! & (2 ** qi)) m.push(qi);
+    for (let qi = 0; qi < Math.min(32, terms.length); qi++) if (matched[d]! & (2 ** qi)) m.push(qi);
     return {
       ...h,
-      titleScore: titleScores[h.chunkOrdinal]!,
-      headingScore: headingScores[h.chunkOrdinal]!,
-      nameScore: nameScores[h.chunkOrdinal]!,
-      titleMatchScore: titleMatchScores[h.chunkOrdinal]!,
+      titleScore: titleScores[d]! * f,
+      headingScore: headingScores[d]! * f,
+      nameScore: nameScores[d]!,
+      titleMatchScore: titleMatchScores[d]! * f,
       matched: m,
     };
   });
