@@ -159,6 +159,7 @@ const LONG_NUMBER = /(?<![\w.])\d{5,}(?!\w|\.\d)/g;
 const PID = /(?<=\w)\[\d+\](?=:)/g;
 // `12:` but not a clock time `12:03`.
 const GUTTER = /^\s*(?:\d+\s*[|│┃]|\d+:(?!\d)|\d+\t|[|│┃]\s)/;
+const BOX_ROW = /^\s*[|│┃].*[|│┃]\s*$/;
 const GUTTER_ONLY = /^\s*[|│┃]?\s*$/;
 
 // --- program names ---------------------------------------------------------------------------
@@ -209,6 +210,12 @@ const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b
 // A quoted command the output tells the user to run: `(use "git add" to track)`, `See "systemctl
 // status nginx.service" and …`, ``Run `npm audit` for details``.
 const HINT = /\b(?:see|try|run|use|type)\s+[`'"‘“]([a-z][\w.+-]{0,63})(?=[\s`'"’”])/gi;
+// A version banner names its program: the first line of `--version` (`git version 2.39.5`,
+// `tar (GNU tar) 1.34`, `GNU Make 4.3`, `GNU bash, version 5.2.15(1)-release`) and the line
+// e2fsprogs' tools print before their output (`dumpe2fs 1.47.0 (5-Feb-2023)`). A name and a
+// dotted version, nothing between them but a parenthesis or `version`.
+const VERSION_BANNER =
+  /^(?:GNU )?([A-Za-z][\w+-]{0,63}),?(?: \([^)]{1,40}\))? +(?:version +)?v?\d+\.\d+[\w.+~-]*(?=[\s,(]|$)/;
 // What a file is not, or does not look like, names the program of its format: `fatal: not a git
 // repository`, `x is not a bzip2 file`, `not in gzip format`, `does not look like a tar archive`.
 // A word that names no document (`not a regular file`) raises nothing.
@@ -440,6 +447,8 @@ function outputPrograms(
     if (command && !LABELS.has(command)) out.push(command);
     out.push(prog);
   }
+  const banner = indented || out.length > 0 ? undefined : VERSION_BANNER.exec(line)?.[1];
+  if (banner) out.push(banner.toLowerCase());
   const usage = USAGE.exec(line)?.[1];
   if (usage) out.push(usage.toLowerCase());
   const hint = TRY_HELP.exec(line)?.[1];
@@ -607,6 +616,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     let line = original;
     // xxd's offset (`00000000: 7f45 …`) reads as a gutter's line number; its layout says otherwise.
     const gutter = GUTTER.test(line) && signaturePrograms(line).length === 0;
+    // A row of a box (ssh-keygen's randomart `|++ O + * o       |`) is drawn, whatever it starts with.
+    const boxed = BOX_ROW.test(line);
     if (gutter) {
       dropped.gutters++;
       line = line.replace(GUTTER, ' ');
@@ -617,7 +628,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     let command = false;
     const trimmed = line.trimStart();
     // A line in a gutter or box is a listing's (ssh-keygen's randomart row `|   # o .   |`), no prompt.
-    for (const p of gutter || (headers && DIFF_LINE.test(trimmed)) ? [] : PROMPTS) {
+    for (const p of gutter || boxed || (headers && DIFF_LINE.test(trimmed)) ? [] : PROMPTS) {
       const m = p.exec(trimmed);
       if (m) {
         dropped.prompts++;
@@ -685,7 +696,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     const priority = command ? 4 : rank(line);
     // A unified diff's `+++ b/a.txt` (after its `--- a/a.txt`) and a line in a box or gutter
     // (`| + O =o.. + |` of ssh-keygen's randomart) are no shell trace.
-    const untraced = gutter || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
+    const untraced =
+      gutter || boxed || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
     const shown = linePrograms(line, command, lone, stamped, indented, untraced);
     if (apps.size > 0 && !shown.ran)
       shown.programs = shown.programs.flatMap((p) => (apps.has(p) ? [`openssl-${p}`, 'openssl'] : [p]));

@@ -378,6 +378,10 @@ test('ssh and its tools: the agent and key generation; a server’s refusals as 
   const art = keygen.replace(/^\|.*\|$/m, '|   # o .         |');
   t.regex(art, /^\|   # o \. {9}\|$/m);
   t.deepEqual(shapeQuery(art).programs, ['ssh-keygen']);
+  // Or a row that opens with `++` once its edge goes: no shell trace of a command `O`.
+  const traced = keygen.replace(/^\|.*\|$/m, '|++ O + * o       |');
+  t.regex(traced, /^\|\+\+ O \+ \* o {7}\|$/m);
+  t.deepEqual(shapeQuery(traced).programs, ['ssh-keygen']);
   // ssh's refusal inside the program that ran it: that program leads (port 1 is closed, as in
   // the wget case).
   const ssh = ['-o', 'BatchMode=yes', '-o', 'ConnectTimeout=5'];
@@ -611,4 +615,31 @@ test('strace and prove: a trace of system calls and a test run name their progra
     'apt-get install -y kortty',
   ]);
   t.deepEqual(shapeQuery('# Install the tools first\ncurl: (6) Could not resolve host: x').commands, []);
+});
+
+test('version banners: `--version` and the line e2fsprogs’ tools print first name their programs', async (t) => {
+  for (const [cmd, args, name] of [
+    ['git', ['--version'], 'git'],
+    ['tar', ['--version'], 'tar'],
+    ['rsync', ['--version'], 'rsync'],
+    ['make', ['--version'], 'make'],
+    ['bash', ['--version'], 'bash'],
+    ['gzip', ['--version'], 'gzip'],
+    ['curl', ['--version'], 'curl'],
+  ] as const) {
+    const out = run(cmd, [...args]);
+    t.deepEqual(shapeQuery(out).programs, [name], out.split('\n')[0]);
+  }
+  // dumpe2fs prints its banner on stderr before the superblock: a terminal shows it first.
+  const dir = await scratch();
+  const image = join(dir, 'fs.img');
+  run('mke2fs', ['-q', '-F', '-t', 'ext2', image, '1024']);
+  const dumped = run('sh', ['-c', 'dumpe2fs -h "$1" 2>&1', 'sh', image]);
+  t.regex(dumped, /^dumpe2fs \d+\.\d+\.\d+ \(.+\)\nFilesystem volume name: /);
+  t.deepEqual(shapeQuery(dumped).programs, ['dumpe2fs']);
+  const checked = run('sh', ['-c', 'e2fsck -n "$1" 2>&1', 'sh', image]);
+  t.regex(checked, /^e2fsck \d+\.\d+\.\d+ \(.+\)\n/);
+  t.is(shapeQuery(checked).programs[0], 'e2fsck');
+  // Output that merely holds a version is no banner: it has words before the version.
+  t.deepEqual(shapeQuery('Unpacking libc6 2.36-9 over 2.36-8').programs, []);
 });
