@@ -376,7 +376,7 @@ test('ssh and its tools: the agent and key generation; a server’s refusals as 
   t.deepEqual(shapeQuery(keygen).programs, ['ssh-keygen']);
   // Its randomart may hold a `#` that starts a row once the box's edge goes: no root prompt.
   const art = keygen.replace(/^\|.*\|$/m, '|   # o .         |');
-  t.regex(art, /^\|   # o \. {9}\|$/m);
+  t.regex(art, /^\| {3}# o \. {9}\|$/m);
   t.deepEqual(shapeQuery(art).programs, ['ssh-keygen']);
   // Or a row that opens with `++` once its edge goes: no shell trace of a command `O`.
   const traced = keygen.replace(/^\|.*\|$/m, '|++ O + * o       |');
