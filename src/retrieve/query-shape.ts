@@ -523,7 +523,17 @@ const AUXILIARIES: ReadonlySet<string> = new Set(
 /** A question: ends with `?`, or opens with an interrogative followed by a word (not `what():`). */
 const QUESTION_LINE = /\?\s*$|^(?:how|what|why|where|when|who|which)\s+\p{L}/iu;
 
-/** A question line without its question words; counts what went. */
+/** A contraction's clitic (`what's`, `I'd`, `you've`, `tar's`): the word it leans on is the word. */
+const CLITIC = /'(?:s|re|ve|ll|d|m)$/;
+/** A negated auxiliary's base: `doesn't` → does, `can't` → can, `won't` → will. */
+const NEGATED = /^(\p{L}+?)n't$/u;
+const IRREGULAR_NEGATION: Readonly<Record<string, string>> = { ca: 'can', wo: 'will', sha: 'shall' };
+
+/**
+ * A question line without its question words; counts what went. The tokenizer splits at an
+ * apostrophe, so a contraction left whole would search a stray `s`, `d` or `t` (every `-s` flag and
+ * possessive) and its question word: `what's` is `what`, `I'd` is `I`, `doesn't` is `does not`.
+ */
 function dropQuestionWords(line: string, dropped: ShapeDropped): string {
   const words = line.split(' ');
   const bare = words.map((w) =>
@@ -532,12 +542,29 @@ function dropQuestionWords(line: string, dropped: ShapeDropped): string {
       .replace(/^["'(]+|[?!.,:;"')]+$/g, '')
       .replace(/\u2019/g, "'"),
   );
-  const kept = words.filter((_w, i) => {
-    if (!QUESTION_WORDS.has(bare[i]!)) return true;
+  const kept: string[] = [];
+  words.forEach((w, i) => {
+    const b = bare[i]!;
+    const negated = NEGATED.exec(b)?.[1];
+    const base = negated === undefined ? b.replace(CLITIC, '') : (IRREGULAR_NEGATION[negated] ?? negated);
+    // The word's own punctuation (`(my)`, `isn't?`) stays around what replaces it.
+    const around = (by: string) => w.replace(/^(["'(\u2019]*).*?([?!.,:;"')\u2019]*)$/, `$1${by}$2`);
+    if (negated !== undefined) {
+      // `why doesn't tar keep the owner`: the negation is the user's, the auxiliary the question's.
+      if (AUXILIARIES.has(base)) dropped.question++;
+      kept.push(around(AUXILIARIES.has(base) ? 'not' : `${base} not`));
+      return;
+    }
+    if (!QUESTION_WORDS.has(base)) {
+      kept.push(base === b ? w : around(base));
+      return;
+    }
     // `do not overwrite`: a negated auxiliary is what the user wants done, not the question's form.
-    if (bare[i + 1] === 'not' && AUXILIARIES.has(bare[i]!)) return true;
+    if (bare[i + 1] === 'not' && AUXILIARIES.has(b)) {
+      kept.push(w);
+      return;
+    }
     dropped.question++;
-    return false;
   });
   return kept.join(' ');
 }
