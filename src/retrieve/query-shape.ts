@@ -525,14 +525,12 @@ const QUESTION_LINE = /\?\s*$|^(?:how|what|why|where|when|who|which)\s+\p{L}/iu;
 
 /** A contraction's clitic (`what's`, `I'd`, `you've`, `tar's`): the word it leans on is the word. */
 const CLITIC = /'(?:s|re|ve|ll|d|m)$/;
-/** A negated auxiliary's base: `doesn't` → does, `can't` → can, `won't` → will. */
-const NEGATED = /^(\p{L}+?)n't$/u;
-const IRREGULAR_NEGATION: Readonly<Record<string, string>> = { ca: 'can', wo: 'will', sha: 'shall' };
 
 /**
  * A question line without its question words; counts what went. The tokenizer splits at an
- * apostrophe, so a contraction left whole would search a stray `s`, `d` or `t` (every `-s` flag and
- * possessive) and its question word: `what's` is `what`, `I'd` is `I`, `doesn't` is `does not`.
+ * apostrophe, so a contraction left whole would search a stray `s`, `d` or `m` (every `-s` flag and
+ * possessive) and its question word: `what's` is `what`, `I'd` is `I`. A negation stays whole
+ * (`doesn't`, `don't`): manuals write it so (`Don't stop at the first match`).
  */
 function dropQuestionWords(line: string, dropped: ShapeDropped): string {
   const words = line.split(' ');
@@ -545,18 +543,10 @@ function dropQuestionWords(line: string, dropped: ShapeDropped): string {
   const kept: string[] = [];
   words.forEach((w, i) => {
     const b = bare[i]!;
-    const negated = NEGATED.exec(b)?.[1];
-    const base = negated === undefined ? b.replace(CLITIC, '') : (IRREGULAR_NEGATION[negated] ?? negated);
-    // The word's own punctuation (`(my)`, `isn't?`) stays around what replaces it.
-    const around = (by: string) => w.replace(/^(["'(\u2019]*).*?([?!.,:;"')\u2019]*)$/, `$1${by}$2`);
-    if (negated !== undefined) {
-      // `why doesn't tar keep the owner`: the negation is the user's, the auxiliary the question's.
-      if (AUXILIARIES.has(base)) dropped.question++;
-      kept.push(around(AUXILIARIES.has(base) ? 'not' : `${base} not`));
-      return;
-    }
+    const base = b.replace(CLITIC, '');
     if (!QUESTION_WORDS.has(base)) {
-      kept.push(base === b ? w : around(base));
+      // The word keeps its own case: `GitHub's` is GitHub (git and hub to the tokenizer), not github.
+      kept.push(base === b ? w : w.replace(/['\u2019](?:s|re|ve|ll|d|m)(?=[?!.,:;"')\u2019]*$)/i, ''));
       return;
     }
     // `do not overwrite`: a negated auxiliary is what the user wants done, not the question's form.
