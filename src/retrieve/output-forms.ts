@@ -180,6 +180,10 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^(?:Could not read|[Uu]nable to load) (?:(?:private |public )?key|certificates?|certificate file|CRL|X509 request|Private Key|Public Key)\b/,
     'openssl',
   ],
+  // OpenSSL's printout of a certificate (`openssl x509 -text`) or a request (`openssl req -text`):
+  // its headline and the headings of its layout, which no other tool words so.
+  [/^(?:Certificate|Subject Public Key Info|X509v3 extensions):$/, ['openssl-x509', 'openssl']],
+  [/^(?:Certificate Request|Requested Extensions):$/, ['openssl-req', 'openssl']],
   // diff's normal format: a change command (`2c2`, `5,7d4`) opens each hunk.
   [DIFF_CHANGE, 'diff'],
   [/^\S+ \S+ differ: (?:byte|char) \d+, line \d+$/, 'cmp'],

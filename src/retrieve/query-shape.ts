@@ -150,6 +150,10 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 // 0x-prefixed hex of four digits or more (addresses; `0x1F` is a value worth asking about), and bare runs of 7+ hex digits holding both a digit and a letter (hashes,
 // addresses): an English word has a letter outside a–f, a number has no letter.
 const HEX_CANDIDATE = /\b(?:0x[0-9a-f]{4,}|[0-9a-f]{7,})\b/gi;
+// Bytes written as pairs between colons, four or more: a key's modulus, a certificate's serial
+// and fingerprint (`57:8a:32:0e:be:3e:…`), a MAC address. Left whole, a line that starts `e9:`
+// once its neighbours go reads as a program's `e9: ` line.
+const BYTE_LIST = /(?<![\w:])[0-9a-f]{2}(?::[0-9a-f]{2}){3,}:?(?![\w:])/gi;
 const DIGIT = /\d/;
 const HEX_LETTER = /[a-f]/i;
 const isHex = (m: string) => m[1] === 'x' || m[1] === 'X' || (DIGIT.test(m) && HEX_LETTER.test(m));
@@ -212,10 +216,11 @@ const TRY_HELP = /\bTry [`'"‘]?(?:\S*\/)?([A-Za-z0-9][\w.+-]*) (?:--help|-h)\b
 const HINT = /\b(?:see|try|run|use|type)\s+[`'"‘“]([a-z][\w.+-]{0,63})(?=[\s`'"’”])/gi;
 // A version banner names its program: the first line of `--version` (`git version 2.39.5`,
 // `tar (GNU tar) 1.34`, `GNU Make 4.3`, `GNU bash, version 5.2.15(1)-release`) and the line
-// e2fsprogs' tools print before their output (`dumpe2fs 1.47.0 (5-Feb-2023)`). A name and a
-// dotted version, nothing between them but a parenthesis or `version`.
+// e2fsprogs' tools print before their output (`dumpe2fs 1.47.0 (5-Feb-2023)`), util-linux's
+// (`fsck from util-linux 2.38.1`, also fsck's first line of a check). A name and a dotted version,
+// nothing between them but a parenthesis, `version` or `from util-linux`.
 const VERSION_BANNER =
-  /^(?:GNU )?([A-Za-z][\w+-]{0,63}),?(?: \([^)]{1,40}\))? +(?:version +)?v?\d+\.\d+[\w.+~-]*(?=[\s,(]|$)/;
+  /^(?:GNU )?([A-Za-z][\w+-]{0,63}),?(?: \([^)]{1,40}\))? +(?:version +|from util-linux +)?v?\d+\.\d+[\w.+~-]*(?=[\s,(]|$)/;
 // What a file is not, or does not look like, names the program of its format: `fatal: not a git
 // repository`, `x is not a bzip2 file`, `not in gzip format`, `does not look like a tar archive`.
 // A word that names no document (`not a regular file`) raises nothing.
@@ -379,11 +384,7 @@ function commandPrograms(line: string): string[] {
   for (const segment of line.split(/\|\|?|&&|;|\$\(|`/)) {
     const words = segment.trim().split(/\s+/);
     let i = 0;
-    while (
-      i < words.length &&
-      (WRAPPERS.has(words[i]!) || ASSIGNMENT.test(words[i]!) || words[i]!.startsWith('-'))
-    )
-      i++;
+    while (i < words.length && wrapping(words, i)) i++;
     const word = words[i]?.replace(/^.*\//, '');
     if (!word || !PROGRAM.test(word)) continue;
     if (out.length > 0 || !SUBCOMMAND_PAGES.has(word)) {
@@ -396,6 +397,27 @@ function commandPrograms(line: string): string[] {
     const sub = words[j];
     if (sub && SUBCOMMAND.test(sub)) out.push(`${word}-${sub}`);
     out.push(word);
+  }
+  return out;
+}
+
+/**
+ * Whether `words[i]` is part of what runs a command rather than the command: a wrapper, an
+ * assignment, an option, or a wrapper's number (`timeout 5`, `nice -n 10`, `sleep 1.5s`).
+ */
+function wrapping(words: readonly string[], i: number): boolean {
+  const w = words[i]!;
+  return WRAPPERS.has(w) || ASSIGNMENT.test(w) || w.startsWith('-') || (i > 0 && WRAPPER_NUMBER.test(w));
+}
+const WRAPPER_NUMBER = /^\d+(?:\.\d+)?[smhd]?$/;
+
+/** The wrappers a command line runs its programs through (`sudo`, `nice`, `timeout`, `env`). */
+function commandWrappers(line: string): string[] {
+  const out: string[] = [];
+  for (const segment of line.split(/\|\|?|&&|;|\$\(|`/)) {
+    const words = segment.trim().split(/\s+/);
+    for (let i = 0; i < words.length && wrapping(words, i); i++)
+      if (WRAPPERS.has(words[i]!)) out.push(words[i]!);
   }
   return out;
 }
@@ -621,6 +643,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   const plain = new Set<string>();
   // Programs a command or trace line runs (the others only printed something).
   const commanded = new Set<string>();
+  // The last run (index into `runs`) of each program a command or trace ran.
+  const lastRun = new Map<string, number>();
   // Scripts in a bin directory that a stack frame shows: the program the user ran, which leads its
   // interpreter however many lines the interpreter's own forms name.
   const frames = new Set<string>();
@@ -629,8 +653,15 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // The programs of the last command line: the error and warning lines below it are theirs too,
   // so in a scrollback the command that failed leads the one that listed files before it.
   let ran: string[] = [];
+  // The wrappers the last command line ran its programs through.
+  let wrappedBy: string[] = [];
   for (const [index, original] of raw.entries()) {
     let line = original;
+    // Byte lists go first: `19:0a:5e:…` would read as a gutter's line number, `12:30:45` as a time.
+    if (line.includes(':')) {
+      line = drop(line, BYTE_LIST, (n) => (dropped.hex += n));
+      if (line.trim() === '') continue;
+    }
     // xxd's offset (`00000000: 7f45 …`) reads as a gutter's line number; its layout says otherwise.
     const gutter = GUTTER.test(line) && signaturePrograms(line).length === 0;
     // A row of a box (ssh-keygen's randomart `|++ O + * o       |`) is drawn, whatever it starts with.
@@ -710,12 +741,20 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     }
     seen.add(key);
     if (command) commands.push(line);
-    const priority = command ? 4 : rank(line);
     // A unified diff's `+++ b/a.txt` (after its `--- a/a.txt`) and a line in a box or gutter
     // (`| + O =o.. + |` of ssh-keygen's randomart) are no shell trace.
     const untraced =
       gutter || boxed || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
     const shown = linePrograms(line, command, lone, stamped, indented, untraced);
+    // A `prog: ` line of a program the last command ran is its diagnostic whatever its words
+    // (`xz: a.tar.xz: File format not recognized`, `sudo: a password is required`): programs write
+    // those to stderr when something went wrong. It counts as a warning at least. A wrapper's own
+    // (`nice: cannot set niceness`, `timeout: failed to run command`) is the wrapper's failure: the
+    // program it wraps may never have run.
+    const said = command || shown.ran ? '' : (OUTPUT_PROGRAM.exec(line)?.[1] ?? '');
+    const wrapperSaid = said !== '' && wrappedBy.includes(said) && !ran.includes(said);
+    const diagnostic = said !== '' && (ran.includes(said) || wrapperSaid);
+    const priority: Priority = command ? 4 : diagnostic ? (Math.max(2, rank(line)) as Priority) : rank(line);
     if (apps.size > 0 && !shown.ran)
       shown.programs = shown.programs.flatMap((p) => (apps.has(p) ? [`openssl-${p}`, 'openssl'] : [p]));
     const refusal = command ? null : SHELL_REFUSAL.exec(line);
@@ -729,7 +768,11 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     if (shown.frame) frames.add(shown.frame);
     if (shown.ran) {
       ran = shown.programs;
-      for (const p of ran) commanded.add(p);
+      wrappedBy = commandWrappers(command ? line : line.replace(XTRACE, ''));
+      for (const p of ran) {
+        commanded.add(p);
+        lastRun.set(p, runs.length);
+      }
       runs.push({ programs: ran, weight: priority, failed: false });
     } else if (refusal) {
       // The shell refused the command line (`zsh:1: no matches found: *.bak`): the command never
@@ -742,7 +785,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
         last.failed = true;
       }
     } else if (priority >= 2) {
-      for (const p of ran) credit(p, priority);
+      for (const p of wrapperSaid ? [said] : ran) credit(p, priority);
       const last = runs.at(-1);
       if (last) last.failed = true;
     }
@@ -788,17 +831,36 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     keptLines: chosen.length,
     words: wordCount(squash(query)),
     commands,
-    // Map order is first-seen order, and the sort is stable: ties keep it.
     programs:
-      programs.size > 0
-        ? [...programs]
-            .sort((a, b) => b[1] - a[1])
-            .slice(0, MAX_PROGRAMS)
-            .map(([p]) => p)
-        : mentions.slice(0, MAX_PROGRAMS),
+      programs.size > 0 ? leading(programs, lastRun).slice(0, MAX_PROGRAMS) : mentions.slice(0, MAX_PROGRAMS),
     prose: programs.size === 0 && mentions.length > 0,
     dropped,
   };
+}
+
+/**
+ * Programs by weight, heaviest first. Map order is first-seen order, and the sort is stable: ties
+ * keep it, except that among programs of equal weight that commands ran, the later command's lead
+ * (in a scrollback where no command printed an error, the last one is what the user is at: `df -h`
+ * then `killall -HUP nginx` and its `nginx: no process found`). Programs that only printed keep
+ * their places.
+ */
+function leading(programs: ReadonlyMap<string, number>, lastRun: ReadonlyMap<string, number>): string[] {
+  const sorted = [...programs].sort((a, b) => b[1] - a[1]);
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j < sorted.length && sorted[j]![1] === sorted[i]![1]) j++;
+    const slots = [];
+    for (let k = i; k < j; k++) if (lastRun.has(sorted[k]![0])) slots.push(k);
+    const ran = slots.map((k) => sorted[k]!);
+    // Stable: programs of one command keep their order (the inner program of `sudo`, `nice`).
+    ran.sort((a, b) => lastRun.get(b[0])! - lastRun.get(a[0])!);
+    slots.forEach((k, n) => {
+      sorted[k] = ran[n]!;
+    });
+    i = j;
+  }
+  return sorted.map(([p]) => p);
 }
 
 function rank(line: string): Priority {

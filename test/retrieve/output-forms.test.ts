@@ -278,6 +278,59 @@ test('openssl: a command that names itself leads openssl, whose error queue foll
   t.is(shapeQuery(`$ openssl s_client -connect 127.0.0.1:1\n${refused}`).programs[0], 'openssl');
 });
 
+test('openssl: the printout of a certificate names x509, of a request req', async (t) => {
+  const dir = await scratch();
+  const key = join(dir, 'key.pem');
+  const csr = join(dir, 'req.pem');
+  const cert = join(dir, 'cert.pem');
+  run('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-subj',
+    '/CN=devbox.local',
+    '-addext',
+    'subjectAltName=DNS:devbox.local',
+    '-out',
+    csr,
+  ]);
+  run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-key',
+    key,
+    '-days',
+    '1',
+    '-copy_extensions',
+    'copy',
+    '-out',
+    cert,
+  ]);
+  const text = run('openssl', ['x509', '-in', cert, '-noout', '-text']);
+  t.regex(text, /^Certificate:\n {4}Data:\n/);
+  t.regex(text, /^ {8}Subject Public Key Info:$/m);
+  t.regex(text, /^ {8}X509v3 extensions:$/m);
+  // Nothing in it names a program: no `prog: `, no command. Its byte lists (serial, modulus,
+  // signature, key identifiers) go whole, so no fragment of one (`e9: …` once its neighbours went)
+  // reads as a program's line; they had made every fifth printout name one.
+  const shaped = shapeQuery(text);
+  t.deepEqual(shaped.programs, ['openssl-x509', 'openssl']);
+  t.notRegex(shaped.query, /[0-9a-f]{2}:[0-9a-f]{2}:[0-9a-f]{2}/i);
+  t.true(shaped.dropped.hex >= 10, JSON.stringify(shaped.dropped));
+  t.is(shaped.dropped.gutters, 0);
+  const request = run('openssl', ['req', '-in', csr, '-noout', '-text']);
+  t.regex(request, /^Certificate Request:\n/);
+  t.deepEqual(shapeQuery(request).programs.slice(0, 2), ['openssl-req', 'openssl']);
+  // The words alone are no printout: a sentence about certificates names nothing.
+  t.deepEqual(shapeQuery('Certificate: the server sent an expired one').programs, []);
+});
+
 test('ls -l and tar -tv: a listing names its program and leaves only the names it lists', async (t) => {
   const dir = await scratch();
   await writeFile(join(dir, 'Makefile'), 'all:\n');
@@ -617,7 +670,7 @@ test('strace and prove: a trace of system calls and a test run name their progra
   t.deepEqual(shapeQuery('# Install the tools first\ncurl: (6) Could not resolve host: x').commands, []);
 });
 
-test('version banners: `--version` and the line e2fsprogs’ tools print first name their programs', async (t) => {
+test('version banners: `--version` and the lines e2fsprogs’ and util-linux’s tools print first name their programs', async (t) => {
   for (const [cmd, args, name] of [
     ['git', ['--version'], 'git'],
     ['tar', ['--version'], 'tar'],
@@ -640,6 +693,15 @@ test('version banners: `--version` and the line e2fsprogs’ tools print first n
   const checked = run('sh', ['-c', 'e2fsck -n "$1" 2>&1', 'sh', image]);
   t.regex(checked, /^e2fsck \d+\.\d+\.\d+ \(.+\)\n/);
   t.is(shapeQuery(checked).programs[0], 'e2fsck');
+  // util-linux's tools say where they come from; fsck says so before the checker it runs.
+  for (const name of ['lsblk', 'fsck']) {
+    const banner = run(name, ['--version']);
+    t.regex(banner, new RegExp(`^${name} from util-linux \\d+\\.\\d+`));
+    t.deepEqual(shapeQuery(banner).programs, [name]);
+  }
+  const wrapped = run('sh', ['-c', 'fsck -n "$1" 2>&1', 'sh', image]);
+  t.regex(wrapped, /^fsck from util-linux \d+\.\d+[\d.]*\ne2fsck \d+\.\d+\.\d+ \(.+\)\n/);
+  t.deepEqual(shapeQuery(wrapped).programs.slice(0, 2), ['fsck', 'e2fsck']);
   // Output that merely holds a version is no banner: it has words before the version.
   t.deepEqual(shapeQuery('Unpacking libc6 2.36-9 over 2.36-8').programs, []);
 });

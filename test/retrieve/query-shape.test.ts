@@ -643,14 +643,44 @@ test('programs: a shell that refused the command line leads it: the command neve
   const listing = `$ ls\n${run('ls', [], { cwd: dir })}`;
   const cases: [string, string[]][] = [
     [`alice@devbox ~/notes % rm *.bak\n${zshGlob}`, ['zsh', 'rm']],
-    [`${listing}\n$ rm *.bak\n${bashGlob}`, ['bash', 'ls', 'rm']],
-    [`${listing}\n$ echo (\n${syntax}`, ['bash', 'ls', 'echo']],
+    // rm and echo never ran and weigh what ls does; the later command of a tie comes first.
+    [`${listing}\n$ rm *.bak\n${bashGlob}`, ['bash', 'rm', 'ls']],
+    [`${listing}\n$ echo (\n${syntax}`, ['bash', 'echo', 'ls']],
     [zshGlob, ['zsh']],
   ];
   for (const [selection, programs] of cases) t.deepEqual(shapeQuery(selection).programs, programs, selection);
   // rm's own failure is rm's.
   const rm = run('rm', ['nothing.bak'], { cwd: dir });
   t.deepEqual(shapeQuery(`${listing}\n$ rm nothing.bak\n${rm}`).programs, ['rm', 'ls']);
+});
+
+test('programs: a program’s own `prog:` line below its command is its failure, whatever its words; a wrapper’s is the wrapper’s', async (t) => {
+  const dir = await scratch();
+  await writeFile(join(dir, 'README'), 'x\n');
+  await writeFile(join(dir, 'node-v20.tar.xz'), 'not xz data\n');
+  const listing = `$ ls -l\n${run('ls', ['-l'], { cwd: dir })}`;
+  // xz's diagnostic holds no error word: before, ls and xz tied and ls, seen first, led.
+  const xz = run('xz', ['-d', 'node-v20.tar.xz'], { cwd: dir });
+  t.is(xz, 'xz: node-v20.tar.xz: File format not recognized');
+  const failed = shapeQuery(`${listing}\n$ xz -d node-v20.tar.xz\n${xz}`);
+  t.deepEqual(failed.programs, ['xz', 'ls']);
+  // The program that failed keeps its words in the query; the listing is context.
+  t.true(failed.query.includes('File format not recognized'));
+  // A wrapper's number is the wrapper's: `nice -n 5 sort` runs sort (it had named nothing).
+  t.deepEqual(shapeQuery('$ nice -n 5 sort -o ids.sorted ids.txt').programs, ['sort']);
+  t.deepEqual(shapeQuery('$ sudo nice -n 10 make -j4').programs, ['make']);
+  // env runs a script that is not executable: env says so, and env leads the script, which never
+  // ran (the script had led, credited with env's error).
+  await writeFile(join(dir, 'deploy.sh'), 'echo deployed\n', { mode: 0o644 });
+  const env = run('env', ['NODE_ENV=production', './deploy.sh'], { cwd: dir });
+  t.regex(env, /^env: .\.\/deploy\.sh.: Permission denied$/);
+  t.deepEqual(shapeQuery(`$ env NODE_ENV=production ./deploy.sh\n${env}`).programs, ['env', 'deploy.sh']);
+  // A file's name before a colon is no diagnostic: sha256sum -c's `README: OK` is plain output.
+  const sum = run('sha256sum', ['README'], { cwd: dir });
+  await writeFile(join(dir, 'SUMS'), `${sum}\n`);
+  const check = run('sha256sum', ['-c', 'SUMS'], { cwd: dir });
+  t.is(check, 'README: OK');
+  t.deepEqual(shapeQuery(`${listing}\n$ sha256sum -c SUMS\n${check}`).programs, ['ls', 'sha256sum']);
 });
 
 test('programs: in a scrollback the command whose output holds the errors leads the one before it', async (t) => {
@@ -672,8 +702,10 @@ test('programs: in a scrollback the command whose output holds the errors leads 
   const tar = run('tar', ['-xzf', 'backup.tar.gz'], { cwd: dir });
   t.regex(tar, /^gzip: stdin: not in gzip format$/m);
   t.is(shapeQuery(`$ ls -l\n${long}\n$ tar -xzf backup.tar.gz\n${tar}`).programs[0], 'tar');
-  // Without output below it, the first command keeps the lead (first seen wins a tie).
+  // Without output below it, python3 does not lead: ls's listing names ls. Two commands alone weigh
+  // the same, and the later one (where the user is now) leads the tie.
   t.deepEqual(shapeQuery(`$ ls -l ${dir}\n${listing}\n$ python3 app.py`).programs, ['ls', 'python3']);
+  t.deepEqual(shapeQuery(`$ ls -l ${dir}\n$ python3 app.py`).programs, ['python3', 'ls']);
   // Errors count for the command above them, not for a later one.
   t.deepEqual(shapeQuery(`$ python3 app.py\n${traceback}\n$ ls -l ${dir}\n${listing}`).programs, [
     'python3',
