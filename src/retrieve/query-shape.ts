@@ -403,7 +403,7 @@ function commandPrograms(line: string): string[] {
 
 /**
  * Whether `words[i]` is part of what runs a command rather than the command: a wrapper, an
- * assignment, an option, or a wrapper's number (`timeout 5`, `nice -n 10`, `sleep 1.5s`).
+ * assignment, an option, or a wrapper's number (`nice -n 10 make`: 10 is no program).
  */
 function wrapping(words: readonly string[], i: number): boolean {
   const w = words[i]!;
@@ -411,7 +411,7 @@ function wrapping(words: readonly string[], i: number): boolean {
 }
 const WRAPPER_NUMBER = /^\d+(?:\.\d+)?[smhd]?$/;
 
-/** The wrappers a command line runs its programs through (`sudo`, `nice`, `timeout`, `env`). */
+/** The wrappers a command line runs its programs through (`sudo`, `nice`, `env`, `nohup`). */
 function commandWrappers(line: string): string[] {
   const out: string[] = [];
   for (const segment of line.split(/\|\|?|&&|;|\$\(|`/)) {
@@ -749,8 +749,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     // A `prog: ` line of a program the last command ran is its diagnostic whatever its words
     // (`xz: a.tar.xz: File format not recognized`, `sudo: a password is required`): programs write
     // those to stderr when something went wrong. It counts as a warning at least. A wrapper's own
-    // (`nice: cannot set niceness`, `timeout: failed to run command`) is the wrapper's failure: the
-    // program it wraps may never have run.
+    // (`nice: cannot set niceness`, `env: './deploy.sh': Permission denied`) is the wrapper's
+    // failure: the program it wraps may never have run.
     const said = command || shown.ran ? '' : (OUTPUT_PROGRAM.exec(line)?.[1] ?? '');
     const wrapperSaid = said !== '' && wrappedBy.includes(said) && !ran.includes(said);
     const diagnostic = said !== '' && (ran.includes(said) || wrapperSaid);
@@ -840,10 +840,9 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
 
 /**
  * Programs by weight, heaviest first. Map order is first-seen order, and the sort is stable: ties
- * keep it, except that among programs of equal weight that commands ran, the later command's lead
- * (in a scrollback where no command printed an error, the last one is what the user is at: `df -h`
- * then `killall -HUP nginx` and its `nginx: no process found`). Programs that only printed keep
- * their places.
+ * keep it, except that among programs of equal weight that commands ran, the later command's lead:
+ * where no command printed an error (`cd app`, then `python3 app.py` with nothing below it yet),
+ * the last one is what the user is at. Programs that only printed keep their places.
  */
 function leading(programs: ReadonlyMap<string, number>, lastRun: ReadonlyMap<string, number>): string[] {
   const sorted = [...programs].sort((a, b) => b[1] - a[1]);
