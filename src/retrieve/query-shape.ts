@@ -154,6 +154,7 @@ const HEX_CANDIDATE = /\b(?:0x[0-9a-f]{4,}|[0-9a-f]{7,})\b/gi;
 // and fingerprint (`57:8a:32:0e:be:3e:…`), a MAC address. Left whole, a line that starts `e9:`
 // once its neighbours go reads as a program's `e9: ` line.
 const BYTE_LIST = /(?<![\w:])[0-9a-f]{2}(?::[0-9a-f]{2}){3,}:?(?![\w:])/gi;
+const BYTE_TAIL = /^\s*[0-9a-f]{2}(?::[0-9a-f]{2}){0,3}:?\s*$/i;
 const DIGIT = /\d/;
 const HEX_LETTER = /[a-f]/i;
 const isHex = (m: string) => m[1] === 'x' || m[1] === 'X' || (DIGIT.test(m) && HEX_LETTER.test(m));
@@ -655,11 +656,22 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   let ran: string[] = [];
   // The wrappers the last command line ran its programs through.
   let wrappedBy: string[] = [];
+  // Whether the line above was a byte list, wholly dropped.
+  let bytesAbove = false;
   for (const [index, original] of raw.entries()) {
     let line = original;
     // Byte lists go first: `19:0a:5e:…` would read as a gutter's line number, `12:30:45` as a time.
-    if (line.includes(':')) {
+    // A list's last line holds fewer pairs (`21:07` after a modulus) and goes with it.
+    const belowBytes = bytesAbove;
+    bytesAbove = false;
+    if (line.includes(':') || belowBytes) {
+      const before = line;
       line = drop(line, BYTE_LIST, (n) => (dropped.hex += n));
+      if (line !== before && line.trim() === '') bytesAbove = true;
+      else if (belowBytes && BYTE_TAIL.test(line)) {
+        dropped.hex++;
+        line = '';
+      }
       if (line.trim() === '') continue;
     }
     // xxd's offset (`00000000: 7f45 …`) reads as a gutter's line number; its layout says otherwise.

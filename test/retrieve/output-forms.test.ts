@@ -324,6 +324,12 @@ test('openssl: the printout of a certificate names x509, of a request req', asyn
   t.notRegex(shaped.query, /[0-9a-f]{2}:[0-9a-f]{2}:[0-9a-f]{2}/i);
   t.true(shaped.dropped.hex >= 10, JSON.stringify(shaped.dropped));
   t.is(shaped.dropped.gutters, 0);
+  // A list's last line holds fewer pairs and goes with it: `21:07` had read as a gutter's line 21.
+  const tail = shapeQuery(
+    'Modulus:\n    00:99:34:be:46:d8:f4:80:cf:d9:1c:8c:7f:d1:df:\n    21:07\nExponent: 65537 (0x10001)',
+  );
+  t.is(tail.query, 'Modulus:\nExponent:');
+  t.deepEqual([tail.dropped.hex, tail.dropped.gutters], [3, 0]);
   const request = run('openssl', ['req', '-in', csr, '-noout', '-text']);
   t.regex(request, /^Certificate Request:\n/);
   t.deepEqual(shapeQuery(request).programs.slice(0, 2), ['openssl-req', 'openssl']);
