@@ -373,6 +373,8 @@ const SUBCOMMAND_PAGES: ReadonlySet<string> = new Set(
 );
 const SUBCOMMAND = /^[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*$/;
 const OPTION_WITH_VALUE = new Set(['-C', '-c']);
+/** What separates the commands of one line: pipes, `||`, `&&`, `;`, a substitution's opening. */
+const COMMAND_SEPARATORS = /\|\|?|&&|;|\$\(|`/;
 
 /**
  * The command words of a command line: its first command's and each piped or chained one's. The
@@ -382,7 +384,7 @@ const OPTION_WITH_VALUE = new Set(['-C', '-c']);
  */
 function commandPrograms(line: string): string[] {
   const out: string[] = [];
-  for (const segment of line.split(/\|\|?|&&|;|\$\(|`/)) {
+  for (const segment of line.split(COMMAND_SEPARATORS)) {
     const words = segment.trim().split(/\s+/);
     let i = 0;
     while (i < words.length && wrapping(words, i)) i++;
@@ -415,7 +417,7 @@ const WRAPPER_NUMBER = /^\d+(?:\.\d+)?[smhd]?$/;
 /** The wrappers a command line runs its programs through (`sudo`, `nice`, `env`, `nohup`). */
 function commandWrappers(line: string): string[] {
   const out: string[] = [];
-  for (const segment of line.split(/\|\|?|&&|;|\$\(|`/)) {
+  for (const segment of line.split(COMMAND_SEPARATORS)) {
     const words = segment.trim().split(/\s+/);
     for (let i = 0; i < words.length && wrapping(words, i); i++)
       if (WRAPPERS.has(words[i]!)) out.push(words[i]!);
