@@ -4,6 +4,7 @@
 // does wrong (stack overflow on deep nesting, a zip bomb, a parser that throws asynchronously)
 // stays here and becomes that document's skip reason.
 
+import { ownPeakRssKb } from '../util/peak-rss.js';
 import { docxFailure, extractDocxText } from './docx.js';
 import { htmlToText } from './html.js';
 import { checkPages, classifyParserError } from './pdf-outcome.js';
@@ -12,7 +13,7 @@ import type { FromWorker, ToWorker, WorkerFailure, WorkerTask, WorkerValue } fro
 
 let current: { id: number; kind: WorkerTask['kind'] } | null = null;
 
-const maxRssKb = () => process.resourceUsage().maxRSS;
+const maxRssKb = ownPeakRssKb;
 
 function send(msg: FromWorker, then?: () => void): void {
   if (!process.send || !process.connected) process.exit(2);
