@@ -30,7 +30,7 @@ const FS_ADAPTERS = [
   '^src/status/status-lines\\.ts$',
   '^src/store/(data-dir|store-config)\\.ts$',
   '^src/tui/(fs-list|signal)\\.ts$',
-  '^src/util/(cores|pid-alive)\\.ts$',
+  '^src/util/(cores|peak-rss|pid-alive)\\.ts$',
   '^src/watch/(fs-probe|roots|source-filter|source-watcher|store-stamps)\\.ts$',
 ];
 
