@@ -644,10 +644,6 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     if ((programs.get(program) ?? 0) >= top) programs.set(program, top - 0.5);
   };
   const plain = new Set<string>();
-  // Programs a command or trace line runs (the others only printed something).
-  const commanded = new Set<string>();
-  // The last run (index into `runs`) of each program a command or trace ran.
-  const lastRun = new Map<string, number>();
   // Scripts in a bin directory that a stack frame shows: the program the user ran, which leads its
   // interpreter however many lines the interpreter's own forms name.
   const frames = new Set<string>();
@@ -783,10 +779,6 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     if (shown.ran) {
       ran = shown.programs;
       wrappedBy = commandWrappers(command ? line : line.replace(XTRACE, ''));
-      for (const p of ran) {
-        commanded.add(p);
-        lastRun.set(p, runs.length);
-      }
       runs.push({ programs: ran, weight: priority, failed: false });
     } else if (refusal) {
       // The shell refused the command line (`zsh:1: no matches found: *.bak`): the command never
@@ -823,9 +815,15 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // The command OpenSSL's lines name leads openssl, whose error queue follows them.
   for (const app of apps) subcommandLeads(`openssl-${app}`, 'openssl');
 
+  // The last run (index into `runs`) of each program a command or trace line ran; programs not in
+  // it only printed something.
+  const lastRun = new Map<string, number>();
+  runs.forEach((r, i) => {
+    for (const p of r.programs) lastRun.set(p, i);
+  });
   // ssh speaks for the program that ran it (scp, rsync, git): its refusal comes first, then the
   // program's own verdict (`scp: Connection closed`), which leads unless the user ran ssh.
-  if (programs.size > 1 && programs.has('ssh') && !commanded.has('ssh')) programs.set('ssh', 0);
+  if (programs.size > 1 && programs.has('ssh') && !lastRun.has('ssh')) programs.set('ssh', 0);
   if (frames.size > 0) {
     const top = Math.max(...programs.values());
     for (const f of frames) programs.set(f, top + 1);
