@@ -1,6 +1,6 @@
 import { execFile, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -409,7 +409,14 @@ async function rewrittenWhileRead(log: (l: string) => void, syncs: number): Prom
         changed += cfg.sources[0]!.problemList.filter((p) =>
           /changed since the scan/.test(p.explanation ?? ''),
         ).length;
-        await sleep(20);
+        // The next sync must meet files the writer has rewritten since this one was checked.
+        const first = join(root, Object.keys(files)[0]!);
+        const checkedAt = Date.now();
+        const until = checkedAt + 10_000;
+        while (statSync(first).mtimeMs <= checkedAt) {
+          check(Date.now() < until, 'the rewriter wrote nothing for 10 s');
+          await sleep(5);
+        }
       }, `sync ${i} while rewriting`);
     }
   } finally {
