@@ -13,9 +13,13 @@
 // key), so input order never matters. One that does not fit whole is cut at a line boundary
 // (or, for a single over-long line, at whitespace) to the longest prefix that fits and marked
 // trimmed, provided the kept text is at least `minTrimTokens` long; otherwise it is skipped and
-// later (smaller) candidates still get a chance. A trimmed excerpt fills the budget: it is the last. A chunk whose text repeats an already selected
-// one (copies of a file in two sources or stores) is skipped: it would spend budget on nothing new.
-// Markers R1..Rn follow final rank order; the same inputs always give the same markers.
+// later (smaller) candidates still get a chance. A trimmed excerpt fills the budget: it is the
+// last one chosen. A chunk whose text repeats an already selected one (copies of a file in two
+// sources or stores) is skipped: it would spend budget on nothing new.
+// Markers R1..Rn follow the block's order: every document's first excerpt, in rank order, before
+// any document's second. The excerpts chosen are the same as in plain rank order; only their order
+// differs, so the next document's best excerpt is not pushed behind a second one of the page above
+// it. The same inputs always give the same markers.
 //
 // Counting tokens is most of the cost of assembly, and the tokenizer costs ~0.14 s to load, so
 // counts are avoided where they are not needed:
@@ -131,9 +135,33 @@ export function selectExcerpts(
   const byBytes = selectByBytes(ranked, plan);
   if (byBytes) {
     for (const e of byBytes) e.tokens = e.originalTokens = knownTokens(e) ?? countTokens(e.text);
-    return byBytes;
+    return firstsFirst(byBytes, plan.first);
   }
   return selectByTokens(ranked, plan, countTokens);
+}
+
+/**
+ * The selection in block order: each document's first excerpt (in rank order) before any
+ * document's second, and so on; markers and ranks renumbered, in `alongside` (the untrimmed
+ * excerpts, index for index) too. The set of markers is unchanged, so the block's length in bytes
+ * is too.
+ */
+function firstsFirst<T extends Excerpt>(selected: T[], first: number, alongside?: Excerpt[]): T[] {
+  const seen = new Map<string, number>();
+  const tier = selected.map((e) => {
+    const n = seen.get(documentKey(e)) ?? 0;
+    seen.set(documentKey(e), n + 1);
+    return n;
+  });
+  const order = selected.map((_, i) => i).sort((a, b) => tier[a]! - tier[b]! || a - b);
+  const at = (k: number) => ({ rank: k + 1, marker: `R${first + k}` });
+  if (alongside) {
+    const copy = [...alongside];
+    order.forEach((i, k) => {
+      alongside[k] = Object.assign(copy[i]!, at(k));
+    });
+  }
+  return order.map((i, k) => Object.assign(selected[i]!, at(k)));
 }
 
 /** Admission by rank order, the per-document cap and the duplicate-text rule (shared by both passes). */
@@ -219,6 +247,7 @@ function selectByTokens(ranked: readonly Candidate[], plan: Plan, countTokens: C
     if (fit.excerpt.trimmed) break;
   }
 
+  selected.splice(0, selected.length, ...firstsFirst(selected, plan.first, wholes));
   // The real block, counted once (unless its bytes already prove it fits); if the estimates were
   // ever short, shrink (or drop) the last excerpt by the excess.
   for (;;) {

@@ -46,17 +46,19 @@ test('budget is min(4000, 25% of the context window)', (t) => {
   t.throws(() => contextBudget({ contextWindow: 1.5 }), { code: 'INVALID_ARGUMENT' } as never);
 });
 
-test('nine candidates, three from one source: six excerpts, two from that source, markers in rank order', (t) => {
+test('nine candidates, three from one source: six excerpts, two from that source, each first excerpt before a second', (t) => {
   const sel = selectExcerpts(nine(), { contextWindow: BIG }, countTokens);
+  // The same six as in plain rank order (A-c0, A-c1, B..E), but A's second comes after every
+  // other document's first.
   t.deepEqual(
     sel.map((e) => [e.marker, e.key]),
     [
       ['R1', 'st1:A-c0'],
-      ['R2', 'st1:A-c1'],
-      ['R3', 'st1:B-c0'],
-      ['R4', 'st1:C-c0'],
-      ['R5', 'st1:D-c0'],
-      ['R6', 'st1:E-c0'],
+      ['R2', 'st1:B-c0'],
+      ['R3', 'st1:C-c0'],
+      ['R4', 'st1:D-c0'],
+      ['R5', 'st1:E-c0'],
+      ['R6', 'st1:A-c1'],
     ],
   );
   t.true(sel.every((e, i) => e.rank === i + 1 && !e.trimmed));
@@ -88,7 +90,7 @@ test('the cap is two excerpts per document (store, source, path), not per source
   const sel = selectExcerpts(cands, { contextWindow: BIG }, countTokens);
   t.deepEqual(
     sel.map((e) => `${e.storeId}${e.path}`),
-    ['s1/notes/a.md', 's1/notes/a.md', 's2/notes/a.md', 's1/notes/b.md', 's1/notes/c.md', 's1/notes/dd.md'],
+    ['s1/notes/a.md', 's2/notes/a.md', 's1/notes/b.md', 's1/notes/c.md', 's1/notes/dd.md', 's1/notes/a.md'],
     'six excerpts from one source; the third chunk of a.md is capped, the same path in another store is another document',
   );
   t.is(
@@ -142,6 +144,35 @@ test('an oversized excerpt is trimmed at a line boundary to the longest prefix t
   t.regex(
     parseBlock(renderContextBlock(sel)).excerpts[1]!.header,
     /^\[R2\] \/docs\/H\.md · lines 101-\d+ · trimmed · store /,
+  );
+});
+
+test('a trimmed first excerpt of a document stands before a second one chosen earlier, within budget', (t) => {
+  const bigText = lines('huge', 400, 14);
+  const cands = [
+    cand({ sourceId: 'S', chunk: 0, fusedScore: 0.9, text: lines('small', 3) }),
+    cand({ sourceId: 'S', chunk: 1, fusedScore: 0.85, text: lines('second', 3) }),
+    cand({ sourceId: 'H', chunk: 0, fusedScore: 0.8, text: bigText, lineStart: 101 }),
+    cand({ sourceId: 'T', chunk: 0, fusedScore: 0.7, text: lines('tail', 3) }),
+  ];
+  const sel = selectExcerpts(cands, { contextWindow: BIG }, countTokens);
+  t.deepEqual(
+    sel.map((e) => [e.marker, e.rank, e.key, e.trimmed]),
+    [
+      ['R1', 1, 'st1:S-c0', false],
+      ['R2', 2, 'st1:H-c0', true],
+      ['R3', 3, 'st1:S-c1', false],
+    ],
+  );
+  t.true(blockTokens(sel) <= 4000);
+  t.deepEqual(
+    parseBlock(renderContextBlock(sel)).excerpts.map((e) => e.header.slice(0, 4)),
+    ['[R1]', '[R2]', '[R3]'],
+  );
+  // Markers continue from firstMarker in the same order.
+  t.deepEqual(
+    selectExcerpts(cands, { contextWindow: BIG, firstMarker: 7 }, countTokens).map((e) => e.marker),
+    ['R7', 'R8', 'R9'],
   );
 });
 
@@ -234,10 +265,10 @@ test('markers are stable: any input order, ties broken by key, repeated calls id
     const shuffled = [...base].sort(() => rnd() - 0.5);
     t.is(JSON.stringify(selectExcerpts(shuffled, { contextWindow: BIG }, countTokens)), expected);
   }
-  // Equal scores: key order (A-c0 < A-c1 < ... ; A-c2 is capped out).
+  // Equal scores: key order (A-c0 < A-c1 < ... ; A-c2 is capped out), A's second after the firsts.
   t.deepEqual(
     JSON.parse(expected).map((e: { marker: string; key: string }) => `${e.marker}=${e.key}`),
-    ['R1=st1:A-c0', 'R2=st1:A-c1', 'R3=st1:B-c0', 'R4=st1:C-c0', 'R5=st1:D-c0', 'R6=st1:E-c0'],
+    ['R1=st1:A-c0', 'R2=st1:B-c0', 'R3=st1:C-c0', 'R4=st1:D-c0', 'R5=st1:E-c0', 'R6=st1:A-c1'],
   );
   // Duplicated keys (one chunk reached through two lists) count once.
   t.is(selectExcerpts([...base, ...base], { contextWindow: BIG }, countTokens).length, 6);
@@ -287,5 +318,8 @@ test('the whole rendered block stays within budget for many mixes of sizes and w
       sel.map((e) => e.marker),
       sel.map((_, i) => `R${i + 1}`),
     );
+    // Every document's first excerpt stands before any document's second.
+    const tiers = sel.map((e, i) => (sel.slice(0, i).some((x) => x.path === e.path) ? 1 : 0));
+    t.deepEqual(tiers, [...tiers].sort(), `round ${round}`);
   }
 });
