@@ -146,7 +146,7 @@ export function selectExcerpts(
  * excerpts, index for index) too. The set of markers is unchanged, so the block's length in bytes
  * is too.
  */
-function firstsFirst<T extends Excerpt>(selected: T[], first: number, alongside?: Excerpt[]): T[] {
+function firstsFirst(selected: Excerpt[], first: number, alongside?: Excerpt[]): Excerpt[] {
   const seen = new Map<string, number>();
   const tier = selected.map((e) => {
     const n = seen.get(documentKey(e)) ?? 0;

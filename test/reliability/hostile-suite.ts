@@ -380,6 +380,7 @@ async function rewrittenWhileRead(log: (l: string) => void, syncs: number): Prom
   );
   let inconsistent = 0;
   let changed = 0;
+  const first = join(root, Object.keys(files)[0]!);
   try {
     for (let i = 0; i < syncs; i++) {
       await row.trial(async () => {
@@ -410,7 +411,6 @@ async function rewrittenWhileRead(log: (l: string) => void, syncs: number): Prom
           /changed since the scan/.test(p.explanation ?? ''),
         ).length;
         // The next sync must meet files the writer has rewritten since this one was checked.
-        const first = join(root, Object.keys(files)[0]!);
         const checkedAt = Date.now();
         const until = checkedAt + 10_000;
         while (statSync(first).mtimeMs <= checkedAt) {
