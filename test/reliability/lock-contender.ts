@@ -5,8 +5,9 @@
 //     store lock, log `enter`, hold it for a random 2..REL_HOLD_MS ms, then `assertHeld()` and log
 //     `exit` (or `lost` when another process took the lock: with live, running holders that is a
 //     failure), release.
-//   mode victim: acquire once, log `enter`, tell the parent (IPC 'holding'), hold for REL_HOLD_MS
-//     (the parent SIGSTOPs it in there, past the stale bound, then SIGCONTs it), then "activate"
+//   mode victim: acquire once, log `enter`, tell the parent (IPC 'holding'), and hold until the
+//     parent says 'go' (it SIGSTOPs the victim in there, past the stale bound, then SIGCONTs it
+//     and says 'go': a fixed hold could end before a loaded parent stops it), then "activate"
 //     the way the index job does: `assertHeld()` first, and only then rename a marker file into
 //     place (atomicWrite). Logs `exit` after activating, `lost` when assertHeld refused.
 //   mode broken: a check-then-create lock without re-check, for the harness self-check.
@@ -59,8 +60,9 @@ async function contend(deadline: number) {
 async function victim() {
   const lock = await acquire();
   record('enter', lock.owner.nonce);
+  const go = new Promise<void>((r) => process.once('message', () => r()));
   await new Promise<void>((r) => process.send!('holding', undefined, {}, () => r()));
-  await sleep(holdMs);
+  await go;
   try {
     await lock.assertHeld();
     await atomicWrite(process.env.REL_MARKER!, Buffer.from(`${process.pid}\n`));

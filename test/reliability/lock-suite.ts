@@ -275,7 +275,7 @@ export async function runLockSuite(opts: LockSuiteOptions): Promise<SuiteRow[]> 
     for (let i = 0; i < opts.stalls; i++) {
       await row.trial(async () => {
         await rm(marker, { force: true });
-        const v = spawnContender({ ...env, REL_MODE: 'victim', REL_MARKER: marker, REL_HOLD_MS: '200' });
+        const v = spawnContender({ ...env, REL_MODE: 'victim', REL_MARKER: marker });
         const pid = v.child.pid!;
         await Promise.race([
           new Promise<void>((r) => v.child.once('message', () => r())),
@@ -299,6 +299,7 @@ export async function runLockSuite(opts: LockSuiteOptions): Promise<SuiteRow[]> 
         }
         appendFileSync(logPath, `cont ${pid} - ${stamp()}\n`);
         v.child.kill('SIGCONT');
+        v.child.send('go');
         const code = await v.exited;
         check(taken, `nobody took over within ${staleMs * 4} ms of stalling the holder`);
         check(code === 0, () => `victim failed: ${v.stderr()}`);
