@@ -128,7 +128,10 @@ export async function sweepStaleBundles(cacheDir: string): Promise<string[]> {
     const owner = /^\.bundle-(\d+)-/.exec(name);
     const stale = owner ? !pidAlive(Number(owner[1])) || age > OWNED_MAX_AGE_MS : age > UNOWNED_MAX_AGE_MS;
     if (!stale) continue;
-    await rm(path, { recursive: true, force: true }).catch(() => {});
+    // A killed extraction's git can outlive it for a second or two and still add files while the
+    // tree is removed (ENOTEMPTY); the retries remove what it added. Once the directory is gone,
+    // git, whose working directory it was, cannot create it again.
+    await rm(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => {});
     removed.push(name);
   }
   return removed;
