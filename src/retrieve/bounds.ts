@@ -135,33 +135,31 @@ export function selectExcerpts(
   const byBytes = selectByBytes(ranked, plan);
   if (byBytes) {
     for (const e of byBytes) e.tokens = e.originalTokens = knownTokens(e) ?? countTokens(e.text);
-    return firstsFirst(byBytes, plan.first);
+    return inOrder(byBytes, blockOrder(byBytes), plan.first);
   }
   return selectByTokens(ranked, plan, countTokens);
 }
 
 /**
- * The selection in block order: each document's first excerpt (in rank order) before any
- * document's second, and so on; markers and ranks renumbered, in `alongside` (the untrimmed
- * excerpts, index for index) too. The set of markers is unchanged, so the block's length in bytes
- * is too.
+ * The block's order as indexes into `selected`: each document's first excerpt (in rank order)
+ * before any document's second, and so on.
  */
-function firstsFirst(selected: Excerpt[], first: number, alongside?: Excerpt[]): Excerpt[] {
+function blockOrder(selected: readonly Excerpt[]): number[] {
   const seen = new Map<string, number>();
   const tier = selected.map((e) => {
     const n = seen.get(documentKey(e)) ?? 0;
     seen.set(documentKey(e), n + 1);
     return n;
   });
-  const order = selected.map((_, i) => i).sort((a, b) => tier[a]! - tier[b]! || a - b);
-  const at = (k: number) => ({ rank: k + 1, marker: `R${first + k}` });
-  if (alongside) {
-    const copy = [...alongside];
-    order.forEach((i, k) => {
-      alongside[k] = Object.assign(copy[i]!, at(k));
-    });
-  }
-  return order.map((i, k) => Object.assign(selected[i]!, at(k)));
+  return selected.map((_, i) => i).sort((a, b) => tier[a]! - tier[b]! || a - b);
+}
+
+/**
+ * `list` in `order`, markers and ranks renumbered from `first`. The set of markers is unchanged,
+ * so the block's length in bytes is too.
+ */
+function inOrder(list: readonly Excerpt[], order: readonly number[], first: number): Excerpt[] {
+  return order.map((i, k) => Object.assign(list[i]!, { rank: k + 1, marker: `R${first + k}` }));
 }
 
 /** Admission by rank order, the per-document cap and the duplicate-text rule (shared by both passes). */
@@ -247,7 +245,10 @@ function selectByTokens(ranked: readonly Candidate[], plan: Plan, countTokens: C
     if (fit.excerpt.trimmed) break;
   }
 
-  selected.splice(0, selected.length, ...firstsFirst(selected, plan.first, wholes));
+  // Reordered before the final count, the untrimmed twins with them, so a shrink refits the last.
+  const order = blockOrder(selected);
+  selected.splice(0, selected.length, ...inOrder(selected, order, plan.first));
+  wholes.splice(0, wholes.length, ...inOrder(wholes, order, plan.first));
   // The real block, counted once (unless its bytes already prove it fits); if the estimates were
   // ever short, shrink (or drop) the last excerpt by the excess.
   for (;;) {
