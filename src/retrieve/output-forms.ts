@@ -30,6 +30,7 @@ type Programs = string | readonly string[];
 //   - a byte dump's line, whose offset and bytes shaping drops as hex: hexdump -C's (hd's)
 //     `00000000  7f 45 4c 46 …  |.ELF....|`, xxd's `00000000: 7f45 4c46 …  .ELF....`, od's
 //     octal `0000000 042577 043114 …`;
+//   - dd's summary (`4+0 records in`, `4194304 bytes (4.2 MB, 4.0 MiB) copied, 0.02 s, 204 MB/s`);
 //   - iconv's verdict, also where it follows converted text that ended without a newline
 //     (`Caf` then `iconv: illegal input sequence at position 3` shows as one line).
 
@@ -52,6 +53,10 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
     /^(?:; <<>> DiG |;; (?:communications error to |connection timed out;|no servers could be reached|global options: |Got answer:|->>HEADER<<-|(?:QUESTION|ANSWER|AUTHORITY|ADDITIONAL) SECTION:|Query time: ))/,
     ['dig', 'nslookup'],
   ],
+  // dd's transfer summary: whole and partial blocks read and written, then the bytes (a long
+  // number, which shaping drops) and the rate.
+  [' records ', /^\d+\+\d+ records (?:in|out)$/, 'dd'],
+  [' copied, ', /^\d+ bytes (?:\([^)]*\) )?copied, [\d.]+ s, /, 'dd'],
   ['|', /^[0-9a-f]{8}(?: {1,2}[0-9a-f]{2}){1,16} +\|[^|]{1,16}\|$/, ['hexdump', 'hd']],
   [': ', /^[0-9a-f]{7,8}: (?:[0-9a-f]{2,4} ){1,8} .{1,16}$/, 'xxd'],
   [' ', /^[0-7]{7}(?: [0-7]{6}){1,8}$/, 'od'],
@@ -279,7 +284,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'docker',
   ],
   [
-    /^(?:Unit \S+ could not be found\.$|Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → )/,
+    /^(?:Unit \S+ could not be found\.$|System has not been booted with systemd as init system \(PID 1\)\. Can't operate\.$|Failed to connect to bus: |Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → )/,
     'systemctl',
   ],
   [

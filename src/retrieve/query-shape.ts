@@ -242,6 +242,8 @@ const INDENT = /^(?: {2,}|\t)/;
 const DIFF_LINE = /^[<>] /;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
+// A unified diff's hunk header (diff -u, git diff): the `+` and `-` lines below it are the diff's.
+const HUNK = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/;
 // A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
 // an assignment within its first four arguments, or (three arguments at most) a path or file name
 // right after it (`cat .env.production`); not a question (`?` at the end), and no `word: ` right
@@ -488,7 +490,7 @@ function outputPrograms(
 // --- which lines matter ----------------------------------------------------------------------
 
 const ERROR_LINE =
-  /\b(?:error|errors|err|fatal|failed|failure|fail|cannot|can't|could not|couldn't|unable|denied|refused|not found|no such|invalid|unknown|unrecognized|unrecognised|illegal|missing|panic|panicked|exception|traceback|abort(?:ed)?|segmentation fault|core dumped|timed out|timeout|not permitted|usage|unexpected|corrupt|corrupted)\b/i;
+  /\b(?:error|errors|err|fatal|failed|failure|fail|cannot|can't|could not|couldn't|unable|denied|refused|not found|no \w+ found|no such|invalid|unknown|unrecognized|unrecognised|illegal|missing|panic|panicked|exception|traceback|abort(?:ed)?|segmentation fault|core dumped|timed out|timeout|not permitted|usage|unexpected|corrupt|corrupted)\b/i;
 // errno names (ENOENT, ECONNREFUSED), compiler codes (E0425, C2065), exception class names.
 const ERROR_CODE = /\bE[A-Z]{3,}\b|\b[A-Z]\d{3,5}\b|\w(?:Error|Exception)\b/;
 // A shell's refusal of a command line before anything ran: a glob that matched nothing (zsh, bash's
@@ -656,6 +658,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   let wrappedBy: string[] = [];
   // Whether the line above was a byte list, wholly dropped.
   let bytesAbove = false;
+  // Whether a unified diff's hunk is open: from its `@@ … @@` header to the next command line.
+  let hunk = false;
   for (const [index, original] of raw.entries()) {
     let line = original;
     // Byte lists go first: `19:0a:5e:…` would read as a gutter's line number, `12:30:45` as a time.
@@ -695,6 +699,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
         break;
       }
     }
+    if (command) hunk = false;
+    else if (HUNK.test(line)) hunk = true;
     if (SYSLOG.test(line)) {
       dropped.timestamps++;
       line = line.replace(SYSLOG, '');
@@ -754,7 +760,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     // A unified diff's `+++ b/a.txt` (after its `--- a/a.txt`) and a line in a box or gutter
     // (`| + O =o.. + |` of ssh-keygen's randomart) are no shell trace.
     const untraced =
-      gutter || boxed || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
+      gutter || boxed || hunk || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
     const shown = linePrograms(line, command, lone, stamped, indented, untraced);
     // A `prog: ` line of a program the last command ran is its diagnostic whatever its words
     // (`xz: a.tar.xz: File format not recognized`, `sudo: a password is required`): programs write

@@ -22,7 +22,7 @@ const line = (out: string, re: RegExp) => {
   return found;
 };
 
-test('diff, cmp, ed, bc, lz4, file, sqlite3 and ldd: their unnamed output names them', async (t) => {
+test('diff, cmp, ed, bc, lz4, file, sqlite3, ldd and dd: their unnamed output names them', async (t) => {
   const dir = await scratch();
   const a = join(dir, 'a.txt');
   const b = join(dir, 'b.txt');
@@ -46,6 +46,21 @@ test('diff, cmp, ed, bc, lz4, file, sqlite3 and ldd: their unnamed output names 
   t.deepEqual(shapeQuery('diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt').programs, ['git']);
   // A shell trace three levels deep still reads as one.
   t.deepEqual(shapeQuery('+++ tar -xf a.tar\ntar: a.tar: Cannot open').programs, ['tar']);
+  // Below a hunk's `@@ … @@` the `+` lines are the diff's, not a trace of commands such as
+  // `ServerAliveInterval`, in colour too; a command line closes the hunk.
+  const config = join(dir, 'ssh_config');
+  await writeFile(config, 'Host *\n#   Port 22\n    SendEnv LANG LC_*\n');
+  await writeFile(
+    `${config}.new`,
+    'Host *\n    Port 2222\n    SendEnv LANG LC_*\n    ServerAliveInterval 60\n',
+  );
+  for (const color of ['--color=never', '--color=always']) {
+    const hunks = run('diff', ['-u', color, config, `${config}.new`]);
+    t.regex(hunks, /^(?:\x1b\[\d+m)?\+ {4}ServerAliveInterval 60/m);
+    t.deepEqual(shapeQuery(hunks).programs, ['diff'], color);
+    const traced = `${hunks}\n$ bash -x up.sh\n+ tar -xf a.tar\ntar: a.tar: Cannot open`;
+    t.is(shapeQuery(traced).programs[0], 'tar', color);
+  }
 
   const cmp = run('cmp', [a, b]);
   t.regex(cmp, /^\S+ \S+ differ: (?:byte|char) 7, line 2$/);
@@ -86,6 +101,15 @@ test('diff, cmp, ed, bc, lz4, file, sqlite3 and ldd: their unnamed output names 
   const ldd = run('ldd', [a]);
   t.regex(ldd, /^\tnot a dynamic executable$/);
   t.deepEqual(shapeQuery(ldd).programs, ['ldd']);
+
+  // dd's summary: records in and out (whole+partial blocks), then bytes, time and rate.
+  const dd = run('dd', ['if=/dev/zero', `of=${join(dir, 'zero.img')}`, 'bs=4096', 'count=3']);
+  t.regex(dd, /^3\+0 records in\n3\+0 records out\n12288 bytes \(12 kB, 12 KiB\) copied, [\d.]+ s, /);
+  t.deepEqual(shapeQuery(dd).programs, ['dd']);
+  for (const l of dd.split('\n')) t.deepEqual(shapeQuery(l).programs, ['dd'], l);
+  const small = run('dd', ['if=/dev/zero', `of=${join(dir, 'small.img')}`, 'bs=100', 'count=1']);
+  t.regex(small, /^100 bytes copied, /m);
+  t.deepEqual(shapeQuery(line(small, /bytes copied/)).programs, ['dd']);
 });
 
 test('gcc: diagnostics at a source line, the function they arose in, the driver’s last words', async (t) => {
@@ -595,8 +619,18 @@ test('interpreters, package managers and services: forms only they print', async
   const since = run('journalctl', ['--since', 'yesterdy', '-n', '1']);
   t.is(since, 'Failed to parse timestamp: yesterdy');
   t.deepEqual(shapeQuery(since).programs, ['journalctl']);
+  // systemctl without a running systemd (a container) says so, and with one the unit is missing:
+  // either way its words are systemctl's.
+  const unit = run('systemctl', ['status', 'kortty-no-such.service']);
+  t.regex(
+    unit,
+    /^(?:System has not been booted with systemd|Unit kortty-no-such\.service could not be found\.)/m,
+  );
+  t.is(shapeQuery(unit).programs[0], 'systemctl');
   const cases: Array<[string, string[]]> = [
     ['E: Unable to locate package kortty-no-such', ['apt-get', 'apt']],
+    ["System has not been booted with systemd as init system (PID 1). Can't operate.", ['systemctl']],
+    ['Failed to connect to bus: Host is down', ['systemctl']],
     ['alice is not in the sudoers file.  This incident will be reported.', ['sudo']],
     ['Error response from daemon: No such container: web', ['docker']],
     ['error: externally-managed-environment', ['pip']],

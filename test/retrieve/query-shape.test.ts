@@ -723,6 +723,16 @@ test('programs: in a scrollback the command whose output holds the errors leads 
   );
   t.is(shapeQuery(`${context}\n$ gzip -d missing.gz\n${missing}`).programs[0], 'gzip');
 
+  // `no process found` is a failure too, though it names the process, not killall: df's table
+  // above it is context.
+  const df = `$ df -h /\n${run('df', ['-h', '/'])}`;
+  t.regex(df, /^Filesystem +Size +Used +Avail +Use% +Mounted on$/m);
+  const killall = run('killall', ['-HUP', 'kortty-no-such-daemon']);
+  t.is(killall, 'kortty-no-such-daemon: no process found');
+  const failedKill = shapeQuery(`${df}\n$ killall -HUP kortty-no-such-daemon\n${killall}`).programs;
+  t.is(failedKill[0], 'killall');
+  t.true(failedKill.indexOf('df') > failedKill.indexOf('kortty-no-such-daemon'), failedKill.join(' '));
+
   // Where no command failed, none is context: the commands keep their weight.
   t.deepEqual(shapeQuery(context).programs.slice(0, 2), ['cat', 'ls']);
 });
