@@ -242,8 +242,9 @@ const INDENT = /^(?: {2,}|\t)/;
 const DIFF_LINE = /^[<>] /;
 // A shell trace (`set -x`): `+ cmd`, `++ cmd` inside a substitution.
 const XTRACE = /^\++ (?=\S)/;
-// A unified diff's hunk header (diff -u, git diff): the `+` and `-` lines below it are the diff's.
-const HUNK = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/;
+// A unified diff's hunk header (diff -u, git diff), with its counts of old and new lines: the
+// `+`, `-` and context lines below it are the diff's.
+const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
 // A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
 // an assignment within its first four arguments, or (three arguments at most) a path or file name
 // right after it (`cat .env.production`); not a question (`?` at the end), and no `word: ` right
@@ -658,8 +659,9 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   let wrappedBy: string[] = [];
   // Whether the line above was a byte list, wholly dropped.
   let bytesAbove = false;
-  // Whether a unified diff's hunk is open: from its `@@ … @@` header to the next command line.
-  let hunk = false;
+  // The old and new lines a unified diff's open hunk has still to show (blank context lines are
+  // not in `raw`, so a hunk may stay open a little long; a command line closes it).
+  let hunk: { old: number; new: number } | undefined;
   for (const [index, original] of raw.entries()) {
     let line = original;
     // Byte lists go first: `19:0a:5e:…` would read as a gutter's line number, `12:30:45` as a time.
@@ -699,8 +701,15 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
         break;
       }
     }
-    if (command) hunk = false;
-    else if (HUNK.test(line)) hunk = true;
+    const header = command ? null : HUNK.exec(line);
+    const inHunk = hunk !== undefined && !command && !header;
+    if (command) hunk = undefined;
+    else if (header) hunk = { old: Number(header[1] ?? 1), new: Number(header[2] ?? 1) };
+    else if (hunk && !line.startsWith('\\')) {
+      if (!line.startsWith('+')) hunk.old--;
+      if (!line.startsWith('-')) hunk.new--;
+      if (hunk.old <= 0 && hunk.new <= 0) hunk = undefined;
+    }
     if (SYSLOG.test(line)) {
       dropped.timestamps++;
       line = line.replace(SYSLOG, '');
@@ -760,7 +769,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     // A unified diff's `+++ b/a.txt` (after its `--- a/a.txt`) and a line in a box or gutter
     // (`| + O =o.. + |` of ssh-keygen's randomart) are no shell trace.
     const untraced =
-      gutter || boxed || hunk || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
+      gutter || boxed || inHunk || (line.startsWith('+++ ') && raw[index - 1]?.startsWith('--- ') === true);
     const shown = linePrograms(line, command, lone, stamped, indented, untraced);
     // A `prog: ` line of a program the last command ran is its diagnostic whatever its words
     // (`xz: a.tar.xz: File format not recognized`, `sudo: a password is required`): programs write

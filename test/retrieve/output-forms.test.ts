@@ -47,7 +47,8 @@ test('diff, cmp, ed, bc, lz4, file, sqlite3, ldd and dd: their unnamed output na
   // A shell trace three levels deep still reads as one.
   t.deepEqual(shapeQuery('+++ tar -xf a.tar\ntar: a.tar: Cannot open').programs, ['tar']);
   // Below a hunk's `@@ … @@` the `+` lines are the diff's, not a trace of commands such as
-  // `ServerAliveInterval`, in colour too; a command line closes the hunk.
+  // `ServerAliveInterval`, in colour too; the hunk ends after the lines its header counts, or at a
+  // command line.
   const config = join(dir, 'ssh_config');
   await writeFile(config, 'Host *\n#   Port 22\n    SendEnv LANG LC_*\n');
   await writeFile(
@@ -58,8 +59,9 @@ test('diff, cmp, ed, bc, lz4, file, sqlite3, ldd and dd: their unnamed output na
     const hunks = run('diff', ['-u', color, config, `${config}.new`]);
     t.regex(hunks, /^(?:\x1b\[\d+m)?\+ {4}ServerAliveInterval 60/m);
     t.deepEqual(shapeQuery(hunks).programs, ['diff'], color);
-    const traced = `${hunks}\n$ bash -x up.sh\n+ tar -xf a.tar\ntar: a.tar: Cannot open`;
-    t.is(shapeQuery(traced).programs[0], 'tar', color);
+    const tail = '+ tar -xf a.tar\ntar: a.tar: Cannot open';
+    t.is(shapeQuery(`${hunks}\n$ bash -x up.sh\n${tail}`).programs[0], 'tar', color);
+    t.is(shapeQuery(`${hunks}\n${tail}`).programs[0], 'tar', `${color}, a trace after the hunk`);
   }
 
   const cmp = run('cmp', [a, b]);
