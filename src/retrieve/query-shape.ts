@@ -701,14 +701,18 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
         break;
       }
     }
+    let inHunk = false;
     const header = command ? null : HUNK.exec(line);
-    const inHunk = hunk !== undefined && !command && !header;
     if (command) hunk = undefined;
     else if (header) hunk = { old: Number(header[1] ?? 1), new: Number(header[2] ?? 1) };
-    else if (hunk && !line.startsWith('\\')) {
-      if (!line.startsWith('+')) hunk.old--;
-      if (!line.startsWith('-')) hunk.new--;
-      if (hunk.old <= 0 && hunk.new <= 0) hunk = undefined;
+    else if (hunk) {
+      inHunk = true;
+      // `\ No newline at end of file` counts as neither side's line.
+      if (!line.startsWith('\\')) {
+        if (!line.startsWith('+')) hunk.old--;
+        if (!line.startsWith('-')) hunk.new--;
+        if (hunk.old <= 0 && hunk.new <= 0) hunk = undefined;
+      }
     }
     if (SYSLOG.test(line)) {
       dropped.timestamps++;

@@ -299,7 +299,8 @@ export async function runLockSuite(opts: LockSuiteOptions): Promise<SuiteRow[]> 
         }
         appendFileSync(logPath, `cont ${pid} - ${stamp()}\n`);
         v.child.kill('SIGCONT');
-        v.child.send('go');
+        // A victim that died while stopped has no channel left to hear it.
+        if (v.child.connected) v.child.send('go');
         const code = await v.exited;
         check(taken, `nobody took over within ${staleMs * 4} ms of stalling the holder`);
         check(code === 0, () => `victim failed: ${v.stderr()}`);
