@@ -1,5 +1,4 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -7,6 +6,7 @@ import { createOpenAIBackend, type OpenAIBackendOptions } from '../../src/ai/bac
 import type { ChatRequest } from '../../src/ai/backends/types.js';
 import { isKorttyError, type KorttyError } from '../../src/errors.js';
 import { createFakeOpenAI, type FakeReply } from '../helpers/fake-openai.js';
+import { quietPort } from '../helpers/ports.js';
 
 process.env.KORTTY_HOME = mkdtempSync(join(tmpdir(), 'kortty-backends-'));
 
@@ -201,12 +201,7 @@ test('a redirect is refused (it could carry the key elsewhere)', async (t) => {
 });
 
 test('connection refused: CHAT_BACKEND_FAILED naming the endpoint and the cause', async (t) => {
-  const port = await new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
+  const port = await quietPort();
   const backend = createOpenAIBackend({
     endpoint: `http://127.0.0.1:${port}/v1`,
     model: 'm',

@@ -101,7 +101,7 @@ class HttpError extends Error {
 const badInput = (m: string) => new HttpError(400, `Wrong input: ${m}`);
 const formatError = (m: string) => new HttpError(400, `Format error in JSON body: ${m}`);
 
-export async function startFakeQdrant(opts: { apiKey?: string } = {}): Promise<FakeQdrant> {
+export async function startFakeQdrant(opts: { apiKey?: string; port?: number } = {}): Promise<FakeQdrant> {
   const collections = new Map<string, FakeCollection>();
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [];
@@ -466,7 +466,7 @@ export async function startFakeQdrant(opts: { apiKey?: string } = {}): Promise<F
       }),
   };
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return api;
 }

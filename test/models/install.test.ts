@@ -7,6 +7,7 @@ import { type InstallProgress, installModel } from '../../src/embed/installer.js
 import { getInstalled, partialDownloadDir, verifyInstalled } from '../../src/embed/model-registry.js';
 import type { KorttyError } from '../../src/errors.js';
 import { modelsDir } from '../../src/storage/paths.js';
+import { quietPort } from '../helpers/ports.js';
 import { ggufBytes, serveFile, sha256, tempHome } from './helpers.js';
 
 test.before(async () => {
@@ -142,9 +143,8 @@ test('an HTTP error answers DOWNLOAD_FAILED with the URL and the status, at once
 
 test('an unreachable server answers DOWNLOAD_FAILED naming the socket error', async (t) => {
   const home = await tempHome('refused');
-  const server = await serveFile(Buffer.alloc(0), '/m.gguf');
-  await server.close(); // the port is now closed
-  const err = await t.throwsAsync<KorttyError>(installModel('m', { url: server.url, home }));
+  const url = `http://127.0.0.1:${await quietPort()}/m.gguf`;
+  const err = await t.throwsAsync<KorttyError>(installModel('m', { url, home }));
   t.is(err?.code, 'DOWNLOAD_FAILED');
   t.regex(err?.message ?? '', /ECONNREFUSED/);
 });

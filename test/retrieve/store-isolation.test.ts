@@ -9,6 +9,7 @@ import { addSources, createStore, findStore } from '../../src/store/engine.js';
 import { captureIO } from '../cli/capture.js';
 import { createFakeOpenAI } from '../helpers/fake-openai.js';
 import { startFakeQdrant } from '../helpers/fake-qdrant.js';
+import { quietPort } from '../helpers/ports.js';
 import { stopQueryService } from '../helpers/query-service.js';
 import { countingPorts, homeWithStarter, prose, tempDir, writeTree } from '../helpers/store-env.js';
 import { connect, textOf } from '../mcp/harness.js';
@@ -146,7 +147,8 @@ test.serial(
 test.serial('a refused loopback Qdrant port: the local store answers within the deadline', async (t) => {
   const home = await homeWithStarter();
   await storeOf(home, 'Orchard', 'kiwi orchard irrigation');
-  const q = await startFakeQdrant();
+  // A port no other test's listen(0) can be given once this server closes it.
+  const q = await startFakeQdrant({ port: await quietPort() });
   await storeOf(home, 'Remote', 'kiwi remote cluster', {
     type: 'qdrant',
     qdrant: { url: q.url, collection: 'remote' },
