@@ -55,6 +55,13 @@ export interface LexicalWeights {
    * word is everywhere.
    */
   name: number;
+  /**
+   * Query weight of a bare number (`8080`, `30`, `100`). In a query it is nearly always the
+   * user's own value (a port, an age in days, a size), which a manual holds only by coincidence:
+   * tsget's example URL on port 8080 led "which process is listening on port 8080?". Numbers
+   * joined to letters are other terms (`http 502`, `e0425`, `ext4`) and keep their weight.
+   */
+  number: number;
 }
 
 export const DEFAULT_WEIGHTS: LexicalWeights = {
@@ -66,6 +73,7 @@ export const DEFAULT_WEIGHTS: LexicalWeights = {
   name: 6,
   titleMatch: 0.75,
   synonym: 0.5,
+  number: 0.3,
 };
 
 /**
@@ -328,7 +336,10 @@ export function queryTerms(query: string, weights: LexicalWeights = DEFAULT_WEIG
   return [...out.values()];
 }
 
+const BARE_NUMBER = /^\d+$/;
+
 function queryWeight(term: string, weights: LexicalWeights): number {
+  if (BARE_NUMBER.test(term)) return weights.number;
   return term.startsWith(EXACT_PREFIX) ? weights.exact : 1;
 }
 

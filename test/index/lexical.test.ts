@@ -371,3 +371,30 @@ test('a chunk of a document of many chunks weighs less on its words, never on it
     t.true(Math.abs(s.title + s.headings + s.body + s.proximity + s.passage + s.name - 1) < 1e-9);
   }
 });
+
+test('a bare number in a query weighs less than a word: it is the user’s value, not the manual’s', async (t) => {
+  const weightOf = (q: string, term: string) => queryTerms(q).find((x) => x.term === term)?.weight;
+  t.is(weightOf('which process is listening on port 8080', '8080'), DEFAULT_WEIGHTS.number);
+  t.is(weightOf('which process is listening on port 8080', 'port'), 1);
+  // Numbers joined to letters are terms of their own and keep their weight.
+  t.is(weightOf('HTTP 502 Bad Gateway', 'http 502'), 1);
+  t.is(weightOf('error[E0425]: cannot find value', 'e0425'), 1);
+  t.is(weightOf('mkfs.ext4 /dev/sdb1', 'ext4'), 1);
+
+  // As in the man pages: the page about listening sockets against an example URL on port 8080.
+  const docs: LexicalDoc[] = [
+    titled('-l, --listening display only listening sockets. -p, --processes show process using socket', 'ss'),
+    titled('example: tsget -h https://tsa.example.com:8080/ stamps each request on that port', 'tsget'),
+    ...Array.from({ length: 8 }, (_, i) =>
+      titled(`printer queue ${i} holds jobs for each process`, `lp${i}`),
+    ),
+  ];
+  const index = await buildBm25(docs);
+  const textOf = (o: number) => docs[o]!.body;
+  const query = 'which process is listening on port 8080';
+  const first = (weights: typeof DEFAULT_WEIGHTS) =>
+    searchLexical(index, query, 3, textOf, undefined, weights)[0]!;
+  t.is(first(DEFAULT_WEIGHTS).chunkOrdinal, 0);
+  // Weighed like a word, the rare number alone carries the example page past the answer.
+  t.is(first({ ...DEFAULT_WEIGHTS, number: 1 }).chunkOrdinal, 1);
+});
