@@ -466,7 +466,10 @@ export async function startFakeQdrant(opts: { apiKey?: string; port?: number } =
       }),
   };
 
-  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject); // a port asked for by number may be taken
+    server.listen(opts.port ?? 0, '127.0.0.1', resolve);
+  });
   api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return api;
 }

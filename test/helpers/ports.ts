@@ -24,12 +24,17 @@ function tryListen(port: number): Promise<boolean> {
   });
 }
 
+// Never the same port twice to one test process: one test may listen on it by number.
+const given = new Set<number>();
+
 /** A loopback port below the ephemeral range that nothing listens on now. */
 export async function quietPort(): Promise<number> {
   const high = ephemeralLow();
   const low = Math.max(1024, high >> 1);
   for (let i = 0; i < 50; i++) {
     const port = low + Math.floor(Math.random() * (high - low));
+    if (given.has(port)) continue;
+    given.add(port);
     if (await tryListen(port)) return port;
   }
   throw new Error(`no free loopback port in ${low}-${high - 1} after 50 tries`);
