@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import test from 'ava';
 import { createQdrantStore, type QdrantStoreOptions } from '../../src/qdrant/adapter.js';
 import { startFakeQdrant } from '../helpers/fake-qdrant.js';
+import { quietPort } from '../helpers/ports.js';
 import { vec } from './target.js';
 
 // A canary API key goes through the adapter on good and failing paths. It must reach the server
@@ -59,13 +59,7 @@ test.serial('the API key never appears in errors or output, on any path', async 
 
   const good = await startFakeQdrant({ apiKey: CANARY });
   const other = await startFakeQdrant({ apiKey: 'kq-some-other-key' });
-  const dead = await new Promise<number>((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
+  const dead = await quietPort();
   const errors: [string, unknown][] = [];
   const attempt = async (label: string, fn: () => Promise<unknown> | unknown) => {
     try {
