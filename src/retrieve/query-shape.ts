@@ -272,6 +272,11 @@ const MENTIONS: readonly RegExp[] = [
     `\\b${MENTION_NAME}(?:'s)?\\s+(?:command|utility|tool|program|binary|options?|flags?|switch(?:es)?|sessions?|one-liner|man\\s+page|manpage|prompt|config)\\b`,
     'gi',
   ),
+  // `the -P flag in rsync`, `the --delete option of rsync`: an option belongs to its program.
+  new RegExp(
+    `\\b(?:flags?|options?|switch(?:es)?|arguments?|parameters?|subcommands?)\\s+(?:in|of|for)\\s+${MENTION_NAME}\\b`,
+    'gi',
+  ),
   new RegExp(`\\bmake\\s+${MENTION_NAME}\\s+[a-z]`, 'gi'),
   // `get make to compile in parallel`, `tell grep to ignore case`, `force git to overwrite`
   new RegExp(`\\b(?:get|getting|tell|telling|force|forcing)\\s+${MENTION_NAME}\\s+to\\s+[a-z]`, 'gi'),

@@ -764,6 +764,10 @@ test('programs: a question or goal names a program where English uses the word a
     ['connect with SSH', ['ssh']],
     ['what does --delete with rsync do?', ['rsync']],
     ['the output of ls', ['ls']],
+    // An option belongs to the program after it.
+    ['What does the capital -P flag in rsync stand for?', ['rsync']],
+    ['is the --delete option of rsync dangerous?', ['rsync']],
+    ['is there an option for ls that sorts by size?', ['ls']],
   ];
   for (const [q, programs] of named) t.deepEqual(shapeQuery(q).programs, programs, q);
   // A word that is a program's name but used as a verb, a noun or a placeholder names nothing.
@@ -781,6 +785,9 @@ test('programs: a question or goal names a program where English uses the word a
     // After a subject, an auxiliary's next word is a verb.
     'stash my uncommitted changes so I can switch branches',
     'how to get the backup to finish faster',
+    // An option of a placeholder or of the question's own words names nothing.
+    'what is the option for the output file',
+    'pass a flag to overwrite',
   ];
   for (const q of none) t.deepEqual(shapeQuery(q).programs, [], q);
   // A long line is read for mentions only as far as a question goes, and never cut inside a word.
