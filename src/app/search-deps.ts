@@ -9,6 +9,7 @@ import {
 import { korttyHome, snapshotPath } from '../storage/paths.js';
 import { fileIdentity, recordStoreHealth } from '../storage/store-health.js';
 import type { StoreConfig } from '../store/store-types.js';
+import { createInstalledNames } from './installed-names-file.js';
 
 export type AppSearchDeps = SearchDeps<StoreConfig> & { close(): Promise<void> };
 
@@ -24,6 +25,7 @@ export function createSearchDeps(home = korttyHome(), env: NodeJS.ProcessEnv = p
   const snaps = new Map<string, { identity: string; snap: OpenSnapshot | null }>();
   return {
     storeDeadlineMs: storeDeadlineFromEnv(env),
+    installedNames: createInstalledNames(env),
     // Remembered for status, store list and the TUI; a failure to remember never fails a search.
     // The status cache is refreshed when the health changed, so the status bar shows it at once.
     onSearched: async ({ failed, answered }) => {

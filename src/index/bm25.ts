@@ -104,6 +104,13 @@ export interface NameMatch {
   rank: number;
 }
 
+/**
+ * The other names each program is installed as, by the program's lowercase name (`awk` →
+ * `['mawk']` where Debian's alternatives make awk mawk): a document bearing one of them is the
+ * program's when none bears its own name.
+ */
+export type InstalledNames = ReadonlyMap<string, readonly string[]>;
+
 /** The term a program name indexes as: its whole compound (`ssh-keygen`) or its word's stem (`tar`). */
 export function nameTerm(name: string): string | undefined {
   let first: string | undefined;

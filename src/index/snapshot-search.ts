@@ -1,5 +1,12 @@
 import { createError } from '../errors.js';
-import { type Bm25Index, type Bm25Stats, bm25Stats, type NameMatch, nameTerm } from './bm25.js';
+import {
+  type Bm25Index,
+  type Bm25Stats,
+  bm25Stats,
+  type InstalledNames,
+  type NameMatch,
+  nameTerm,
+} from './bm25.js';
 import { exactSearch, vectorNorms } from './exact-search.js';
 import { documentNames } from './fields.js';
 import type { HnswSearcher } from './hnsw.js';
@@ -28,7 +35,8 @@ export interface OpenSnapshot {
   /**
    * Lexical score (BM25F, the name match of `programs` and proximity), best first, each hit
    * explained; only chunks of `allowedSourceIds` when given. `family`: the programs were named in
-   * prose, and each one's other pages (`git-log` for git) share its name match.
+   * prose, and each one's other pages (`git-log` for git) share its name match. `installedAs`: the
+   * names a program is installed as (awk → mawk), matched when no document bears its own name.
    */
   searchLexical(
     query: string,
@@ -36,9 +44,10 @@ export interface OpenSnapshot {
     allowedSourceIds?: Set<string>,
     programs?: readonly string[],
     family?: boolean,
+    installedAs?: InstalledNames,
   ): LexicalHit[];
   /** This snapshot's BM25 statistics for the query's terms and programs (see `bm25Ceiling`). */
-  lexicalStats(query: string, programs?: readonly string[]): Bm25Stats;
+  lexicalStats(query: string, programs?: readonly string[], installedAs?: InstalledNames): Bm25Stats;
   chunkAt(ordinal: number): { doc: SnapshotDoc; chunk: SnapshotChunk };
   close(): void;
 }
@@ -101,7 +110,11 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
   // Document names → the ordinals of their chunks, of the documents filed under the name and of
   // those that only list it, built at the first search that names a program.
   let byName: Map<string, { filed: number[]; listed: number[] }> | undefined;
-  const nameMatches = (programs: readonly string[] | undefined, family = false): NameMatch[] => {
+  const nameMatches = (
+    programs: readonly string[] | undefined,
+    family = false,
+    installedAs?: InstalledNames,
+  ): NameMatch[] => {
     if (!programs?.length) return [];
     if (!byName) {
       byName = new Map();
@@ -119,16 +132,20 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
     const out: NameMatch[] = [];
     // A program no document of this store bears takes no rank: `bash: cd: …` names cd first, and
     // where cd has no page of its own, bash weighs as if named alone.
+    // A program installed under another name (Debian's awk is mawk) is matched by that name's
+    // document when none bears its own.
     for (const p of programs) {
-      const entry = byName.get(p.toLowerCase());
-      if (!entry) continue;
-      const term = nameTerm(p);
+      const own = p.toLowerCase();
+      const name = [own, ...(installedAs?.get(own) ?? [])].find((x) => byName!.has(x));
+      if (name === undefined) continue;
+      const entry = byName.get(name)!;
+      const term = nameTerm(name);
       if (term !== undefined)
         out.push({
           term,
           ordinals: entry.filed,
           aliases: entry.listed,
-          ...(family ? { family: familyOf(p.toLowerCase()) } : {}),
+          ...(family ? { family: familyOf(name) } : {}),
           rank: out.length,
         });
     }
@@ -178,7 +195,7 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
       const hits = s.graph.search(query, k, ef, m).filter((h) => m[h.chunkOrdinal] === 1);
       return hits.length >= Math.min(k, count) ? hits : exact(query, k, m);
     },
-    searchLexical(query, k, allowedSourceIds, programs, family) {
+    searchLexical(query, k, allowedSourceIds, programs, family, installedAs) {
       open();
       const textOf = (ordinal: number) =>
         s.data.docs[docOf[ordinal]!]!.chunks[ordinal - firstOf[docOf[ordinal]!]!]!.text;
@@ -189,13 +206,13 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
         textOf,
         allowedSourceIds ? mask(allowedSourceIds).mask : undefined,
         undefined,
-        nameMatches(programs, family),
+        nameMatches(programs, family, installedAs),
         docOf,
       );
     },
-    lexicalStats(query, programs) {
+    lexicalStats(query, programs, installedAs) {
       open();
-      return bm25Stats(s.bm25, query, nameMatches(programs));
+      return bm25Stats(s.bm25, query, nameMatches(programs, false, installedAs));
     },
     chunkAt(ordinal) {
       if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= n) {

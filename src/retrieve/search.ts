@@ -1,6 +1,6 @@
 import { countTokens } from '../chunk/tokenizer.js';
 import { createError } from '../errors.js';
-import { type Bm25Stats, bm25Ceiling } from '../index/bm25.js';
+import { type Bm25Stats, bm25Ceiling, type InstalledNames } from '../index/bm25.js';
 import type { OpenSnapshot } from '../index/snapshot-search.js';
 import type { Candidate, Excerpt, LexicalExplain, ModelFingerprint } from '../types.js';
 import { renderContextBlock } from './block.js';
@@ -27,7 +27,7 @@ export interface StoreBackend {
   /**
    * Lexical hits (BM25F, best first), documents named after one of `programs` raised, and with
    * `family` (programs named in prose) each program's other pages too; absent for backends
-   * without a lexical index (Qdrant).
+   * without a lexical index (Qdrant). `installedAs`: other names the programs are installed as.
    */
   lexical?(
     query: string,
@@ -35,9 +35,10 @@ export interface StoreBackend {
     allowed: Set<string>,
     programs?: readonly string[],
     family?: boolean,
+    installedAs?: InstalledNames,
   ): Candidate[];
   /** The store's BM25 statistics for the query's terms, from which its hits' `lexicalMatch` is set. */
-  lexicalStats?(query: string, programs?: readonly string[]): Bm25Stats;
+  lexicalStats?(query: string, programs?: readonly string[], installedAs?: InstalledNames): Bm25Stats;
   close(): void;
 }
 
@@ -63,6 +64,11 @@ export interface SearchDeps<S extends SearchableStore = SearchableStore> {
   /** Query embedder for a store (its own model, its query prefix). */
   embedderFor(store: S): Promise<QueryEmbedder>;
   backendFor(store: S): Promise<StoreBackend | null>;
+  /**
+   * The other names a program is installed as on this machine (`awk` → `['mawk']`), [] when none:
+   * a store filed mawk's page under mawk. Absent: programs match documents by their own names only.
+   */
+  installedNames?(program: string): readonly string[];
   /** How long one store may take to open and answer before it is left out (default STORE_DEADLINE_MS). */
   storeDeadlineMs?: number;
   /** Told after each search which stores were left out and which answered (to remember their health). */
@@ -141,6 +147,9 @@ export async function search<S extends SearchableStore>(
   const programs = shaped?.query ? shaped.programs : [];
   // A question that names git is mostly answered by one of git's other pages (git-log, git-stash).
   const family = shaped?.query ? shaped.prose : false;
+  const installedAs: InstalledNames | undefined = deps.installedNames
+    ? new Map(programs.map((p) => [p.toLowerCase(), deps.installedNames!(p)]))
+    : undefined;
   const timings = { embedMs: 0, searchMs: 0, assembleMs: 0 };
 
   // Stores by id, each once: the result never depends on the order they were listed in.
@@ -207,7 +216,7 @@ export async function search<S extends SearchableStore>(
     // Each store scores with its own statistics (its ranking is what it would be alone); a hit's
     // share of its store's ceiling is what compares across stores (merge.ts). Terms no store
     // holds are left out of every ceiling: no store can match them.
-    const stats = lexical.map((s) => s.backend.lexicalStats?.(query, programs));
+    const stats = lexical.map((s) => s.backend.lexicalStats?.(query, programs, installedAs));
     const held = new Set(stats.flatMap((st) => (st ? [...st.df.keys()] : [])));
     const named = new Map<string, number>();
     // A store ranks only the names it bears (snapshot-search.ts), so one name may rank differently
@@ -218,7 +227,7 @@ export async function search<S extends SearchableStore>(
     for (const [i, s] of lexical.entries()) {
       const ceiling = stats[i] ? bm25Ceiling(stats[i], held, undefined, named) : 0;
       const found = await isolate(s.store, () =>
-        s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed, programs, family),
+        s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed, programs, family, installedAs),
       );
       if (!found) continue;
       hits.get(s.store.id)!.lexical = found.map((c) =>
@@ -337,11 +346,11 @@ export function snapshotBackend(
   return {
     vector: (q, k, allowed) =>
       snap.searchVector(q, k, allowed).map((h) => toCandidate(h.chunkOrdinal, h.score, 'vector')),
-    lexical: (q, k, allowed, programs, family) =>
+    lexical: (q, k, allowed, programs, family, installedAs) =>
       snap
-        .searchLexical(q, k, allowed, programs, family)
+        .searchLexical(q, k, allowed, programs, family, installedAs)
         .map((h) => toCandidate(h.chunkOrdinal, h.score, 'lexical', h.explain)),
-    lexicalStats: (q, programs) => snap.lexicalStats(q, programs),
+    lexicalStats: (q, programs, installedAs) => snap.lexicalStats(q, programs, installedAs),
     close: () => snap.close(),
   };
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import { createSearchDeps } from '../../src/app/search-deps.js';
@@ -133,6 +133,19 @@ test.before(async () => {
     { ports: createDefaultPorts(home) },
     home,
   );
+  // Debian files awk's manual as mawk's: awk is a link to mawk through the alternatives system.
+  // The user-account page names the fields of /etc/passwd everywhere, as passwd's and pwck's do.
+  const awk = await tempDir('kortty-name-awk-');
+  await writeTree(awk, {
+    'mawk.txt': `${manPage('mawk', 'pattern scanning and text processing language')}${prose('pattern action field record', 6, 31)}`,
+    'accounts.md': `# User accounts\n\n${Array.from(
+      { length: 20 },
+      (_, i) => `Entry ${i}: /etc/passwd holds a login name, a uid of 1000 or more, a home and a shell.`,
+    ).join('\n')}\n`,
+    ...others('kitchen'),
+  });
+  await createStore({ name: 'Awk', modelId: STARTER_MODEL_ID }, home);
+  await addSources('Awk', [{ kind: 'folder', path: awk }], { ports: createDefaultPorts(home) }, home);
   const gitAlone = await tempDir('kortty-name-git-alone-');
   await writeTree(gitAlone, { 'git.txt': gitPage, ...others('kitchen') });
   for (const [name, dir] of [
@@ -242,6 +255,27 @@ test.serial("a shell's error about a command: the command's page leads, the shel
   } finally {
     await deps.close();
   }
+});
+
+test.serial("a program installed under another name matches that name's page (awk is mawk)", async (t) => {
+  // Real links in a PATH of the test's own: `awk` → mawk in one, a plain `awk` file in the other.
+  const bins = await tempDir('kortty-name-bins-');
+  const [linked, plain] = [join(bins, 'linked'), join(bins, 'plain')];
+  await writeTree(bins, { 'real/mawk': '#!/bin/sh\n', 'plain/awk': '#!/bin/sh\n', 'linked/.keep': '' });
+  await symlink(join(bins, 'real', 'mawk'), join(linked, 'awk'));
+  const query = "awk -F: '$3 >= 1000 && $7 !~ /nologin/ {print $1, $6}' /etc/passwd";
+  const first = async (path: string) => {
+    const deps = createSearchDeps(home, { ...process.env, PATH: `relative/bin:${path}` });
+    try {
+      const r = await search({ stores: [await findStore('Awk', home)], query }, deps);
+      return r.excerpts[0]?.path.replace(/^.*\//, '');
+    } finally {
+      await deps.close();
+    }
+  };
+  t.is(await first(linked), 'mawk.txt');
+  // Where awk is no link, nothing names mawk: the page that repeats the query's words leads.
+  t.is(await first(plain), 'accounts.md');
 });
 
 test.serial('a program no document is named after takes no rank among the names', async (t) => {
