@@ -31,6 +31,9 @@ type Programs = string | readonly string[];
 //     `00000000  7f 45 4c 46 …  |.ELF....|`, xxd's `00000000: 7f45 4c46 …  .ELF....`, od's
 //     octal `0000000 042577 043114 …`;
 //   - dd's summary (`4+0 records in`, `4194304 bytes (4.2 MB, 4.0 MiB) copied, 0.02 s, 204 MB/s`);
+//   - git log's (and git show's) header of a commit, its full hash, with --decorate its refs
+//     (`commit 1f0c…e9 (HEAD -> main)`);
+//   - stat's default layout (`  Size: 1310  Blocks: 8  IO Block: 4096  regular file`);
 //   - iconv's verdict, also where it follows converted text that ended without a newline
 //     (`Caf` then `iconv: illegal input sequence at position 3` shows as one line).
 
@@ -63,6 +66,8 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   // zstd's verdict on a file, its name padded to a column (`data.zst : Read error (39) : …`), also
   // after what is left of its progress line (`data.zst  : 0 B...  data.zst : Read error (39) : …`).
   [' error (', /(?:^|\s)\S+ *: (?:Read error|Decoding error|Write error) \(\d+\) : /, 'zstd'],
+  ['commit ', /^commit [0-9a-f]{40}(?: \(.+\))?$/, ['git-log', 'git']],
+  ['IO Block: ', /(?:^|\s)Size: \d+\s+Blocks: \d+\s+IO Block: \d+\s/, 'stat'],
   [
     'iconv: ',
     /iconv: (?:illegal input sequence at position \d|incomplete character or shift sequence at end of buffer|cannot convert|conversion (?:from|to) )/,

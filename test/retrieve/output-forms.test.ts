@@ -175,6 +175,23 @@ test('git: status, progress and advice lines that carry no name', async (t) => {
   for (const out of outs.slice(1)) t.deepEqual(shapeQuery(out).programs, ['git'], out);
 });
 
+test('git log and stat: a commit header and a file status name their programs', async (t) => {
+  const { dir, repo, git } = await scratchRepo();
+  await writeFile(join(repo, 'f.txt'), 'one\n');
+  git('add', 'f.txt');
+  git('commit', '-q', '-m', 'Document how to run tests');
+  const log = git('log', '--stat', '--decorate');
+  t.regex(log, /^commit [0-9a-f]{40} \(HEAD -> main\)\nAuthor: .+\nDate: /);
+  t.deepEqual(shapeQuery(log).programs, ['git-log', 'git'], log);
+  t.deepEqual(shapeQuery(git('log', '--no-decorate')).programs, ['git-log', 'git']);
+  const stat = run('stat', [join(repo, 'f.txt'), dir]);
+  t.regex(stat, /^ {2}Size: 4\s+Blocks: \d+\s+IO Block: \d+\s+regular file$/m);
+  t.deepEqual(shapeQuery(stat).programs, ['stat'], stat);
+  // The words alone name nobody: a commit in prose, a size in a listing of another layout.
+  t.deepEqual(shapeQuery('commit the change and push').programs, []);
+  t.deepEqual(shapeQuery('Size: 4 bytes, Blocks: 1').programs, []);
+});
+
 test('git: wordings of one subcommand name git, then that subcommand’s page', async (t) => {
   const { dir, env, repo, git } = await scratchRepo();
   const unborn = git('log');
