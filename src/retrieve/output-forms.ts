@@ -138,6 +138,11 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     ['git', 'git-rev-parse', 'git-log'],
   ],
   [/^fatal: your current branch '.*' does not have any commits yet$/, ['git', 'git-log']],
+  // rebase's and pull --rebase's refusal of a dirty tree, whose advice (`Please commit or stash
+  // them.`) would otherwise rank stash's page first; config's verdict on a key without a section.
+  [/^error: cannot rebase: /, ['git', 'git-rebase']],
+  [/^error: cannot pull with rebase: /, ['git', 'git-pull']],
+  [/^error: key does not contain a section: /, ['git', 'git-config']],
   [/^fatal: Unable to mark file /, ['git', 'git-update-index']],
   [/^No stash entries found\.$|^fatal: log for 'stash' only has \d+ entries$/, ['git', 'git-stash']],
   // git: its `fatal: ` and `hint: ` (other programs put their name first:

@@ -223,6 +223,17 @@ test('git: wordings of one subcommand name git, then that subcommand’s page', 
     ],
     [git('stash', 'pop'), /^No stash entries found\.$/, ['git', 'git-stash']],
     [
+      git('rebase', 'topic'),
+      /^error: cannot rebase: You have unstaged changes\.\nerror: Please commit or stash them\.$/,
+      ['git', 'git-rebase'],
+    ],
+    [
+      git('pull', '--rebase'),
+      /^error: cannot pull with rebase: You have unstaged changes\./,
+      ['git', 'git-pull'],
+    ],
+    [git('config', 'user'), /^error: key does not contain a section: user$/, ['git', 'git-config']],
+    [
       git('checkout', 'topic'),
       /^error: Your local changes to the following files would be overwritten by checkout:$/m,
       ['git', 'git-checkout', 'git-switch'],
