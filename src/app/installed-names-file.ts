@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import type { InstalledNames } from '../index/bm25.js';
 import { installedNamesFor, PROGRAM_NAME } from '../retrieve/installed-names.js';
 
 // Which names the programs a query shows run as on this machine: the first PATH entry of the
@@ -9,9 +10,7 @@ import { installedNamesFor, PROGRAM_NAME } from '../retrieve/installed-names.js'
 const CACHE_LIMIT = 1000;
 
 /** `(program) → the other names it is installed as` over `env.PATH`'s absolute directories. */
-export function createInstalledNames(
-  env: NodeJS.ProcessEnv = process.env,
-): (program: string) => readonly string[] {
+export function createInstalledNames(env: NodeJS.ProcessEnv = process.env): InstalledNames {
   // A relative PATH entry depends on the working directory of whichever process asks: skipped.
   const dirs = (env.PATH ?? '').split(delimiter).filter((d) => d !== '' && isAbsolute(d));
   const cache = new Map<string, readonly string[]>();

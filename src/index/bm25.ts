@@ -105,11 +105,11 @@ export interface NameMatch {
 }
 
 /**
- * The other names each program is installed as, by the program's lowercase name (`awk` →
- * `['mawk']` where Debian's alternatives make awk mawk): a document bearing one of them is the
- * program's when none bears its own name.
+ * The other names a program is installed as (`awk` → `['mawk']` where Debian's alternatives make
+ * awk mawk), [] when none: a document bearing one of them is the program's when none bears its
+ * own name. Asked only then, so a name a store holds costs no lookup.
  */
-export type InstalledNames = ReadonlyMap<string, readonly string[]>;
+export type InstalledNames = (program: string) => readonly string[];
 
 /** The term a program name indexes as: its whole compound (`ssh-keygen`) or its word's stem (`tar`). */
 export function nameTerm(name: string): string | undefined {

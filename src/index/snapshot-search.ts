@@ -136,7 +136,7 @@ export function createOpenSnapshot(s: SearchState): OpenSnapshot {
     // document when none bears its own.
     for (const p of programs) {
       const own = p.toLowerCase();
-      const name = [own, ...(installedAs?.get(own) ?? [])].find((x) => byName!.has(x));
+      const name = byName.has(own) ? own : installedAs?.(p).find((x) => byName!.has(x));
       if (name === undefined) continue;
       const entry = byName.get(name)!;
       const term = nameTerm(name);

@@ -65,10 +65,10 @@ export interface SearchDeps<S extends SearchableStore = SearchableStore> {
   embedderFor(store: S): Promise<QueryEmbedder>;
   backendFor(store: S): Promise<StoreBackend | null>;
   /**
-   * The other names a program is installed as on this machine (`awk` → `['mawk']`), [] when none:
-   * a store filed mawk's page under mawk. Absent: programs match documents by their own names only.
+   * The other names a program is installed as on this machine (a store files awk's page under
+   * mawk). Absent: programs match documents by their own names only.
    */
-  installedNames?(program: string): readonly string[];
+  installedNames?: InstalledNames;
   /** How long one store may take to open and answer before it is left out (default STORE_DEADLINE_MS). */
   storeDeadlineMs?: number;
   /** Told after each search which stores were left out and which answered (to remember their health). */
@@ -147,9 +147,6 @@ export async function search<S extends SearchableStore>(
   const programs = shaped?.query ? shaped.programs : [];
   // A question that names git is mostly answered by one of git's other pages (git-log, git-stash).
   const family = shaped?.query ? shaped.prose : false;
-  const installedAs: InstalledNames | undefined = deps.installedNames
-    ? new Map(programs.map((p) => [p.toLowerCase(), deps.installedNames!(p)]))
-    : undefined;
   const timings = { embedMs: 0, searchMs: 0, assembleMs: 0 };
 
   // Stores by id, each once: the result never depends on the order they were listed in.
@@ -216,7 +213,7 @@ export async function search<S extends SearchableStore>(
     // Each store scores with its own statistics (its ranking is what it would be alone); a hit's
     // share of its store's ceiling is what compares across stores (merge.ts). Terms no store
     // holds are left out of every ceiling: no store can match them.
-    const stats = lexical.map((s) => s.backend.lexicalStats?.(query, programs, installedAs));
+    const stats = lexical.map((s) => s.backend.lexicalStats?.(query, programs, deps.installedNames));
     const held = new Set(stats.flatMap((st) => (st ? [...st.df.keys()] : [])));
     const named = new Map<string, number>();
     // A store ranks only the names it bears (snapshot-search.ts), so one name may rank differently
@@ -227,7 +224,7 @@ export async function search<S extends SearchableStore>(
     for (const [i, s] of lexical.entries()) {
       const ceiling = stats[i] ? bm25Ceiling(stats[i], held, undefined, named) : 0;
       const found = await isolate(s.store, () =>
-        s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed, programs, family, installedAs),
+        s.backend.lexical!(query, CANDIDATES_PER_LIST, s.allowed, programs, family, deps.installedNames),
       );
       if (!found) continue;
       hits.get(s.store.id)!.lexical = found.map((c) =>
