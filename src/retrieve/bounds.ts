@@ -10,16 +10,16 @@
 //     preamble, header lines, excerpt tags and the escaped excerpt text (escaping `<` as `&lt;`
 //     costs tokens too). The blank lines the prompt puts around the block are not part of it.
 // Candidates are taken in rank order (fused score, then best rank, vector rank, lexical rank,
-// key), so input order never matters. One that does not fit whole is cut at a line boundary
+// key), so input order never matters, except that a document's second chunk waits until every
+// other document has offered its first, unless it is the best document's (admissionOrder). One that does not fit whole is cut at a line boundary
 // (or, for a single over-long line, at whitespace) to the longest prefix that fits and marked
 // trimmed, provided the kept text is at least `minTrimTokens` long; otherwise it is skipped and
 // later (smaller) candidates still get a chance. A trimmed excerpt fills the budget: it is the
 // last one chosen. A chunk whose text repeats an already selected one (copies of a file in two
 // sources or stores) is skipped: it would spend budget on nothing new.
 // Markers R1..Rn follow the block's order: every document's first excerpt, in rank order, before
-// any document's second. The excerpts chosen are the same as in plain rank order; only their order
-// differs, so the next document's best excerpt is not pushed behind a second one of the page above
-// it. The same inputs always give the same markers.
+// any document's second, so the next document's best excerpt is not pushed behind a second one of
+// the page above it. The same inputs always give the same markers.
 //
 // Counting tokens is most of the cost of assembly, and the tokenizer costs ~0.14 s to load, so
 // counts are avoided where they are not needed:
@@ -104,6 +104,25 @@ export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
   });
 }
 
+/**
+ * The order candidates are offered to the block: rank order, except that a document's second
+ * chunk waits until every other document has offered its first, unless it is the best
+ * document's. A page ranked sixth then gets its best excerpt before the fourth page's second one
+ * does, while the best page keeps its second, which is often the one that answers.
+ */
+export function admissionOrder(ranked: readonly Candidate[]): Candidate[] {
+  const best = ranked[0] && documentKey(ranked[0]);
+  const seen = new Set<string>();
+  const now: Candidate[] = [];
+  const later: Candidate[] = [];
+  for (const c of ranked) {
+    const doc = documentKey(c);
+    (seen.has(doc) && doc !== best ? later : now).push(c);
+    seen.add(doc);
+  }
+  return [...now, ...later];
+}
+
 interface Plan {
   budget: number;
   maxExcerpts: number;
@@ -131,7 +150,7 @@ export function selectExcerpts(
     minTrim: limits.minTrimTokens ?? DEFAULT_MIN_TRIM_TOKENS,
     first,
   };
-  const ranked = rankCandidates(candidates);
+  const ranked = admissionOrder(rankCandidates(candidates));
   const byBytes = selectByBytes(ranked, plan);
   if (byBytes) {
     for (const e of byBytes) e.tokens = e.originalTokens = knownTokens(e) ?? countTokens(e.text);

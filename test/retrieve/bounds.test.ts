@@ -65,6 +65,38 @@ test('nine candidates, three from one source: six excerpts, two from that source
   t.true(blockTokens(sel) <= 4000);
 });
 
+test('a lower document’s second excerpt waits for every other document’s first; the best document keeps its second', (t) => {
+  // B's second chunk outranks E and F's first ones; A (the best document) has two chunks too.
+  const cands = [
+    cand({ sourceId: 'A', chunk: 0, fusedScore: 0.9 }),
+    cand({ sourceId: 'B', chunk: 0, fusedScore: 0.85 }),
+    cand({ sourceId: 'B', chunk: 1, fusedScore: 0.8 }),
+    cand({ sourceId: 'A', chunk: 1, fusedScore: 0.75 }),
+    cand({ sourceId: 'C', chunk: 0, fusedScore: 0.7 }),
+    cand({ sourceId: 'D', chunk: 0, fusedScore: 0.6 }),
+    cand({ sourceId: 'E', chunk: 0, fusedScore: 0.5 }),
+    cand({ sourceId: 'F', chunk: 0, fusedScore: 0.4 }),
+  ];
+  const keys = (sel: ReturnType<typeof selectExcerpts>) => sel.map((e) => e.key);
+  t.deepEqual(keys(selectExcerpts(cands, { contextWindow: BIG }, countTokens)), [
+    'st1:A-c0',
+    'st1:B-c0',
+    'st1:C-c0',
+    'st1:D-c0',
+    'st1:E-c0',
+    'st1:A-c1',
+  ]);
+  // With fewer documents than slots the deferred second still fills the block.
+  t.deepEqual(keys(selectExcerpts(cands.slice(0, 6), { contextWindow: BIG }, countTokens)), [
+    'st1:A-c0',
+    'st1:B-c0',
+    'st1:C-c0',
+    'st1:D-c0',
+    'st1:A-c1',
+    'st1:B-c1',
+  ]);
+});
+
 test('the cap is two excerpts per document (store, source, path), not per source; limits can only be tightened', (t) => {
   // One folder source with six documents, the first holding the three best chunks.
   const doc = (path: string, chunk: number, fusedScore: number, storeId = 's1') =>
