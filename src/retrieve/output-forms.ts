@@ -32,7 +32,7 @@ type Programs = string | readonly string[];
 //     octal `0000000 042577 043114 …`;
 //   - dd's summary (`4+0 records in`, `4194304 bytes (4.2 MB, 4.0 MiB) copied, 0.02 s, 204 MB/s`);
 //   - git log's (and git show's) header of a commit, its full hash, with --decorate its refs
-//     (`commit 1f0c…e9 (HEAD -> main)`);
+//     (`commit 1f0c…e9 (HEAD -> main)`), and a reflog's entry, its short hash first;
 //   - stat's default layout (`  Size: 1310  Blocks: 8  IO Block: 4096  regular file`);
 //   - iconv's verdict, also where it follows converted text that ended without a newline
 //     (`Caf` then `iconv: illegal input sequence at position 3` shows as one line).
@@ -67,6 +67,9 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   // after what is left of its progress line (`data.zst  : 0 B...  data.zst : Read error (39) : …`).
   [' error (', /(?:^|\s)\S+ *: (?:Read error|Decoding error|Write error) \(\d+\) : /, 'zstd'],
   ['commit ', /^commit [0-9a-f]{40}(?: \(.+\))?$/, ['git-log', 'git']],
+  // The reflog's entry (git reflog, git log -g): a short hash, the ref and its entry number or
+  // date, then the action (`a118ad1 HEAD@{2}: reset: moving to HEAD~1`).
+  ['@{', /^[0-9a-f]{7,40} [^\s@]+@\{[^}]+\}: \S/, ['git-reflog', 'git']],
   ['IO Block: ', /(?:^|\s)Size: \d+\s+Blocks: \d+\s+IO Block: \d+\s/, 'stat'],
   [
     'iconv: ',
@@ -202,6 +205,20 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // diff's normal format: a change command (`2c2`, `5,7d4`) opens each hunk.
   [DIFF_CHANGE, 'diff'],
   [/^\S+ \S+ differ: (?:byte|char) \d+, line \d+$/, 'cmp'],
+  // diff's verdict on files that are not text (git diff says it too, of its `a/` and `b/` paths).
+  [/^Binary files .+ and .+ differ$/, 'diff'],
+  // tree's drawing of a directory (`├── src`, `│   └── main.c`; `|-- src` without UTF-8) and its
+  // count; systemctl's and lsblk's trees draw one dash (`├─sda1`).
+  [/^(?:[│|]\s+)*(?:[├└]──|[|`]--)\s\S|^\d+ director(?:y|ies), \d+ files?$/, 'tree'],
+  [/^\S+: nothing appropriate\.?$/, ['whatis', 'apropos']],
+  // iproute2's verdicts on an argument (its utilities', which tc shares) and on a device.
+  [/^Error: [\w ]+ (?:prefix|address) is expected rather than "/, ['ip', 'ip-route', 'ip-address']],
+  [
+    /^Error: (?:argument ".*" is wrong: |either ".*" is duplicate, or ".*" is a garbage\.$|duplicate ".*": ".*" is the second value\.$)/,
+    ['ip', 'tc'],
+  ],
+  [/^(?:Device ".*" does not exist\.$|Cannot find device ")/, ['ip', 'ip-link', 'ip-address']],
+  [/^(?:Command|Object) ".*" is unknown, try "ip /, 'ip'],
   // bc: a run-time error in a function, and a parse error on standard input.
   [/^Runtime error \(func=|^\(standard_in\) \d+: /, 'bc'],
   // ed explains its `?` only when asked (`H`); these are its wordings.

@@ -249,9 +249,11 @@ const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
 // an assignment within its first four arguments, or (three arguments at most) a path or file name
 // right after it (`cat .env.production`); not a question (`?` at the end), and no `word: ` right
 // after the command word (that is output). A lowercase question that starts with a program's name
-// (`make tar skip existing files with --skip-old-files`) has its flag too late to count.
+// (`make tar skip existing files with --skip-old-files`) has its flag too late to count. A `+`
+// flag counts as one (`chattr +i`, `set +e`). sudo or doas followed by a word is always a command
+// (`sudo mount /dev/sdb1 /mnt`, `sudo systemctl restart nginx`): the word they run is the program.
 const COMMAND_LIKE =
-  /^(?!.*\?\s*$)[a-z][\w.+-]*(?:(?:\s+\S+){0,3}?\s+(?:--?[A-Za-z]|['"]|\||&&|\w+=)|\s+\S*[./]\S*(?:\s+\S+){0,2}$)/;
+  /^(?!.*\?\s*$)(?:(?:sudo|doas)\s+(?:-\S+\s+)*[a-z]|[a-z][\w.+-]*(?:(?:\s+\S+){0,3}?\s+(?:(?:--?|\+)[A-Za-z]|['"]|\||&&|\w+=)|\s+\S*[./]\S*(?:\s+\S+){0,2}$))/;
 
 // A program named in prose: a question or a goal line names the program it is about (`how to
 // exclude a directory when using find`, `make xz use all CPU cores`, `reattach to my tmux session`).
@@ -391,6 +393,17 @@ const COMMAND_SEPARATORS = /\|\|?|&&|;|\$\(|`/;
  * so where git-log has no page, git leads.
  */
 function commandPrograms(line: string): string[] {
+  const out = commandWords(line);
+  // `echo … | sudo tee -a file`, `cat log | grep x`: the first command only feeds the pipe; the
+  // one it feeds does the work the user asks about.
+  if (out.length > 1 && PIPE_FEEDERS.has(out[0]!) && FIRST_SEPARATOR.exec(line)?.[0] === '|')
+    out.push(out.shift()!);
+  return out;
+}
+const PIPE_FEEDERS: ReadonlySet<string> = new Set(['echo', 'printf', 'cat', 'yes']);
+const FIRST_SEPARATOR = new RegExp(COMMAND_SEPARATORS.source);
+
+function commandWords(line: string): string[] {
   const out: string[] = [];
   for (const segment of line.split(COMMAND_SEPARATORS)) {
     const words = segment.trim().split(/\s+/);
@@ -414,13 +427,33 @@ function commandPrograms(line: string): string[] {
 
 /**
  * Whether `words[i]` is part of what runs a command rather than the command: a wrapper, an
- * assignment, an option, or a wrapper's number (`nice -n 10 make`: 10 is no program).
+ * assignment, an option, a wrapper's number (`nice -n 10 make`: 10 is no program) or an option's
+ * value.
  */
 function wrapping(words: readonly string[], i: number): boolean {
   const w = words[i]!;
-  return WRAPPERS.has(w) || ASSIGNMENT.test(w) || w.startsWith('-') || (i > 0 && WRAPPER_NUMBER.test(w));
+  return (
+    WRAPPERS.has(w) ||
+    ASSIGNMENT.test(w) ||
+    w.startsWith('-') ||
+    (i > 0 && (WRAPPER_NUMBER.test(w) || WRAPPER_VALUE_OPTIONS.has(words[i - 1]!)))
+  );
 }
 const WRAPPER_NUMBER = /^\d+(?:\.\d+)?[smhd]?$/;
+// Options of sudo, doas and env whose value is the next word (`sudo -u postgres psql`: postgres is
+// the user, psql the program).
+const WRAPPER_VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  '-u',
+  '-g',
+  '-U',
+  '-C',
+  '-D',
+  '-h',
+  '-p',
+  '-r',
+  '-t',
+  '-T',
+]);
 
 /** The wrappers a command line runs its programs through (`sudo`, `nice`, `env`, `nohup`). */
 function commandWrappers(line: string): string[] {

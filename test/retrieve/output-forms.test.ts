@@ -192,6 +192,50 @@ test('git log and stat: a commit header and a file status name their programs', 
   t.deepEqual(shapeQuery('Size: 4 bytes, Blocks: 1').programs, []);
 });
 
+test('git reflog, binary files, tree, whatis and ip: their unnamed output names them', async (t) => {
+  const { dir, repo, git } = await scratchRepo();
+  await writeFile(join(repo, 'f.txt'), 'one\n');
+  git('add', 'f.txt');
+  git('commit', '-q', '-m', 'one');
+  git('checkout', '-q', '-b', 'topic');
+  git('commit', '-q', '--amend', '-m', 'one, amended');
+  const reflog = git('reflog');
+  t.regex(reflog, /^[0-9a-f]{7,} HEAD@\{0\}: commit \(amend\): one, amended$/m);
+  t.deepEqual(shapeQuery(reflog).programs, ['git-reflog', 'git'], reflog);
+  t.deepEqual(shapeQuery(git('log', '-g', '--oneline', '--date=iso')).programs, ['git-reflog', 'git']);
+  const a = join(dir, 'a.bin');
+  const b = join(dir, 'b.bin');
+  await writeFile(a, Buffer.from([0, 1, 2, 3]));
+  await writeFile(b, Buffer.from([0, 1, 2, 4]));
+  const binary = run('diff', [a, b]);
+  t.regex(binary, /^Binary files \S+a\.bin and \S+b\.bin differ$/);
+  t.deepEqual(shapeQuery(binary).programs, ['diff']);
+  await writeFile(join(repo, 'src.c'), 'int main(void) { return 0; }\n');
+  git('add', 'src.c');
+  git('commit', '-q', '-m', 'src');
+  for (const env of [{ LC_ALL: 'C.UTF-8' }, { LC_ALL: 'C' }]) {
+    const drawn = run('tree', ['-a', '-I', '.git', dir], { env });
+    t.regex(drawn, /^(?:[├└]──|[|`]--) repo$/m);
+    t.deepEqual(shapeQuery(drawn).programs, ['tree'], drawn);
+  }
+  const none = run('whatis', ['kortty-no-such-page']);
+  t.regex(none, /^kortty-no-such-page: nothing appropriate\.?$/);
+  t.deepEqual(shapeQuery(none).programs, ['whatis', 'apropos']);
+  // ip checks its arguments before it asks the kernel anything, so these run unprivileged.
+  t.deepEqual(shapeQuery(run('ip', ['route', 'get', '300.1.1.1'])).programs, [
+    'ip',
+    'ip-route',
+    'ip-address',
+  ]);
+  const device = run('ip', ['address', 'show', 'dev', 'kortty0']);
+  t.regex(device, /^Device "kortty0" does not exist\.$/);
+  t.deepEqual(shapeQuery(device).programs, ['ip', 'ip-link', 'ip-address']);
+  t.deepEqual(shapeQuery(run('ip', ['kortty'])).programs, ['ip']);
+  // Trees other programs draw with one dash, and prose about binaries, name nobody here.
+  t.deepEqual(shapeQuery('├─sda1   8:1    0  512M  0 part /boot/efi').programs, []);
+  t.deepEqual(shapeQuery('Binary files are not text').programs, []);
+});
+
 test('git: wordings of one subcommand name git, then that subcommand’s page', async (t) => {
   const { dir, env, repo, git } = await scratchRepo();
   const unborn = git('log');

@@ -431,6 +431,18 @@ test('programs: the command words and the `prog:` of real output, leading progra
   // A lone line that reads as a command (a flag, a quote, a path among its arguments).
   t.deepEqual(shapeQuery("awk -F: '$3 >= 1000 {print $1}' /etc/passwd").programs, ['awk']);
   t.deepEqual(shapeQuery('rsync -avz --delete src/ host:dst/').programs, ['rsync']);
+  // A `+` flag is a flag, and sudo or doas before a word makes a command of the line.
+  t.deepEqual(shapeQuery('sudo chattr +i /etc/resolv.conf').programs, ['chattr']);
+  t.deepEqual(shapeQuery('sudo mount /dev/sdb1 /mnt').programs, ['mount']);
+  t.deepEqual(shapeQuery('doas -u backup systemctl restart nginx').programs, ['systemctl']);
+  t.deepEqual(shapeQuery('sudo is not working on this box').programs.includes('sudo'), false);
+  // A command that only feeds a pipe follows the one it feeds; chained, it keeps its place.
+  t.deepEqual(shapeQuery('echo "vm.swappiness=10" | sudo tee -a /etc/sysctl.d/99-swap.conf').programs, [
+    'tee',
+    'echo',
+  ]);
+  t.deepEqual(shapeQuery('$ cat access.log | grep -c " 404 "').programs, ['grep', 'cat']);
+  t.deepEqual(shapeQuery('$ cat notes.txt && wc -l notes.txt').programs, ['cat', 'wc']);
   // Labels are not programs, and prose names one only where English uses a word as a program's
   // name (see the mentions test): never as a command.
   t.deepEqual(shapeQuery("error: the path 'x' is not known to git").programs, []);
