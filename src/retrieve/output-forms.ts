@@ -32,7 +32,8 @@ type Programs = string | readonly string[];
 //     octal `0000000 042577 043114 …`;
 //   - dd's summary (`4+0 records in`, `4194304 bytes (4.2 MB, 4.0 MiB) copied, 0.02 s, 204 MB/s`);
 //   - git log's (and git show's) header of a commit, its full hash, with --decorate its refs
-//     (`commit 1f0c…e9 (HEAD -> main)`), and a reflog's entry, its short hash first;
+//     (`commit 1f0c…e9 (HEAD -> main)`), a reflog's entry and a blamed line, a short hash first;
+//   - strace -c's summary table;
 //   - stat's default layout (`  Size: 1310  Blocks: 8  IO Block: 4096  regular file`);
 //   - iconv's verdict, also where it follows converted text that ended without a newline
 //     (`Caf` then `iconv: illegal input sequence at position 3` shows as one line).
@@ -70,6 +71,15 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   // The reflog's entry (git reflog, git log -g): a short hash, the ref and its entry number or
   // date, then the action (`a118ad1 HEAD@{2}: reset: moving to HEAD~1`).
   ['@{', /^[0-9a-f]{7,40} [^\s@]+@\{[^}]+\}: \S/, ['git-reflog', 'git']],
+  // git blame's line: the commit (`^` marks the boundary), with -C or a rename the file, then the
+  // author, time and line number in parentheses.
+  [
+    ' (',
+    /^\^?[0-9a-f]{7,40} (?:\S+ +)?\(.+? \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} +\d+\) /,
+    ['git-blame', 'git'],
+  ],
+  // strace -c's table of system calls, whose header opens with `%` like a zsh prompt.
+  ['% time', /^% time\s+seconds\s+usecs\/call\s+calls\s+errors\s+syscall$/, 'strace'],
   ['IO Block: ', /(?:^|\s)Size: \d+\s+Blocks: \d+\s+IO Block: \d+\s/, 'stat'],
   [
     'iconv: ',
@@ -228,6 +238,8 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   ],
   [/^(?:Error \d+|Warning) : /, 'lz4'],
   [/^not a dynamic executable$/, 'ldd'],
+  // The dynamic loader's refusal to start a program, after the program's name.
+  [/^\S+: error while loading shared libraries: /, ['ld-linux', 'ld.so', 'ldd']],
   // The linker's failure as the compiler driver reports it: ld failed, and the driver ran it.
   [/^collect2: (?:fatal )?error: ld returned \d+ exit status$/, ['ld', 'gcc', 'cc', 'c99']],
   // The C compiler (GCC, also run as cc and c99): a diagnostic at a source line, the function it
@@ -273,7 +285,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^total used free shared buff\/cache available$/, 'free'],
   // ssh: the server's refusal, host keys, the connection's end, and its checks of local files.
   [
-    /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|client_loop: send disconnect: |Received disconnect from )/,
+    /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|Bad port '|client_loop: send disconnect: |Received disconnect from )/,
     'ssh',
   ],
   // ssh's verdict on its configuration (`-o` options are its `command-line: line 0`); awk's `awk:
@@ -315,7 +327,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'systemctl',
   ],
   [
-    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp: )/,
+    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp: |--since= must be before --until=\.$)/,
     'journalctl',
   ],
   [/^(?:no crontab for \S+$|crontab: installing new crontab$)/, 'crontab'],

@@ -119,6 +119,8 @@ const PROMPTS: readonly RegExp[] = [
   /^(?:In|Out) ?\[\d+\]: ?/,
   /^(?:irb|pry)\([^)]*\)(?::\d+)*[>*] ?/,
   /^(?:mysql|sqlite|postgres|psql|mongo|redis[\w.:-]*|gdb|\(gdb\)|\(Pdb\)|ftp|sftp)[=#>-]*> ?/,
+  // A Dockerfile's RUN (BuildKit's flags after it) and a CI step's `run:` run a command line.
+  /^(?:RUN(?: --[\w-]+=\S+)* |(?:- )?run: (?![|>][-+]?\s*$))/,
   // A bare sigil: `$ `, `# `, `% `, `> ` (a lone `>` quote loses only punctuation). Not `# ` before
   // a second blank or a capitalised word: a comment, a heading or a test's diagnostic (`# Looks
   // like you failed 2 tests of 4.`, `#   Failed test 'hours'`) is no root prompt's command.
@@ -730,7 +732,9 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     let command = false;
     const trimmed = line.trimStart();
     // A line in a gutter or box is a listing's (ssh-keygen's randomart row `|   # o .   |`), no prompt.
-    for (const p of gutter || boxed || (headers && DIFF_LINE.test(trimmed)) ? [] : PROMPTS) {
+    // strace -c's `% time     seconds …` is its table's header, no zsh prompt.
+    const formed = trimmed.startsWith('%') && signaturePrograms(trimmed).length > 0;
+    for (const p of gutter || boxed || formed || (headers && DIFF_LINE.test(trimmed)) ? [] : PROMPTS) {
       const m = p.exec(trimmed);
       if (m) {
         dropped.prompts++;

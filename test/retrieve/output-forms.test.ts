@@ -236,6 +236,37 @@ test('git reflog, binary files, tree, whatis and ip: their unnamed output names 
   t.deepEqual(shapeQuery('Binary files are not text').programs, []);
 });
 
+test('git blame, strace -c, the dynamic loader, ssh’s port and journalctl’s range: their output names them', async (t) => {
+  const { dir, repo, git } = await scratchRepo();
+  await writeFile(join(repo, 'vat.py'), 'import os\nRATE = 0.19\n');
+  git('add', 'vat.py');
+  git('commit', '-q', '-m', 'one');
+  await writeFile(join(repo, 'vat.py'), 'import os\nRATE = 0.07\n');
+  git('commit', '-q', '-am', 'two');
+  const blame = git('blame', 'vat.py');
+  t.regex(blame, /^\^?[0-9a-f]{7,} \(k +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} +2\) RATE = 0\.07$/m);
+  t.deepEqual(shapeQuery(blame).programs, ['git-blame', 'git'], blame);
+  // strace -c's header opens with `%`, which is no zsh prompt there.
+  const summary = run('strace', ['-c', 'true']);
+  t.regex(summary, /^% time +seconds +usecs\/call +calls +errors +syscall$/m);
+  t.deepEqual(shapeQuery(summary).programs, ['strace'], summary);
+  t.deepEqual(shapeQuery('% tar -xf a.tar').programs, ['tar'], 'a zsh prompt is still one');
+  // A program whose shared library is gone: the loader refuses to start it.
+  await writeFile(join(dir, 'k.c'), 'int k(void) { return 0; }\n');
+  await writeFile(join(dir, 'main.c'), 'int k(void);\nint main(void) { return k(); }\n');
+  run('gcc', ['-shared', '-fPIC', '-o', 'libkortty.so', 'k.c'], { cwd: dir });
+  run('gcc', ['-o', 'invoice', 'main.c', '-L.', '-lkortty'], { cwd: dir });
+  const loader = run(join(dir, 'invoice'), [], { cwd: dir, env: { LD_LIBRARY_PATH: '' } });
+  t.regex(loader, /: error while loading shared libraries: libkortty\.so: cannot open shared object file/);
+  t.deepEqual(shapeQuery(loader).programs, ['ld-linux', 'ld.so', 'ldd'], loader);
+  const port = run('ssh', ['-F', '/dev/null', '-p', '22a', '127.0.0.1']);
+  t.is(port, "Bad port '22a'");
+  t.deepEqual(shapeQuery(port).programs, ['ssh']);
+  const range = run('journalctl', ['--since', '2024-01-02', '--until', '2024-01-01']);
+  t.is(range, '--since= must be before --until=.');
+  t.deepEqual(shapeQuery(range).programs, ['journalctl']);
+});
+
 test('git: wordings of one subcommand name git, then that subcommand’s page', async (t) => {
   const { dir, env, repo, git } = await scratchRepo();
   const unborn = git('log');

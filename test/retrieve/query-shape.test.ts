@@ -436,6 +436,11 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery('sudo mount /dev/sdb1 /mnt').programs, ['mount']);
   t.deepEqual(shapeQuery('doas -u backup systemctl restart nginx').programs, ['systemctl']);
   t.deepEqual(shapeQuery('sudo is not working on this box').programs.includes('sudo'), false);
+  // A Dockerfile's RUN and a CI step's `run:` hold a command line; a `run: |` block opens one.
+  t.deepEqual(shapeQuery('RUN useradd -r -M -d /var/lib/app -s /usr/sbin/nologin app').programs, ['useradd']);
+  t.deepEqual(shapeQuery('RUN --mount=type=cache,target=/root/.npm npm ci').programs, ['npm-ci', 'npm']);
+  t.deepEqual(shapeQuery('      - run: rsync -a dist/ web:/srv/www/').programs, ['rsync']);
+  t.deepEqual(shapeQuery('run: |').commands, []);
   // A command that only feeds a pipe follows the one it feeds; chained, it keeps its place.
   t.deepEqual(shapeQuery('echo "vm.swappiness=10" | sudo tee -a /etc/sysctl.d/99-swap.conf').programs, [
     'tee',
