@@ -438,24 +438,24 @@ function wrapping(words: readonly string[], i: number): boolean {
     WRAPPERS.has(w) ||
     ASSIGNMENT.test(w) ||
     w.startsWith('-') ||
-    (i > 0 && (WRAPPER_NUMBER.test(w) || WRAPPER_VALUE_OPTIONS.has(words[i - 1]!)))
+    (i > 0 && (WRAPPER_NUMBER.test(w) || optionValue(words, i)))
   );
 }
 const WRAPPER_NUMBER = /^\d+(?:\.\d+)?[smhd]?$/;
 // Options of sudo, doas and env whose value is the next word (`sudo -u postgres psql`: postgres is
-// the user, psql the program).
-const WRAPPER_VALUE_OPTIONS: ReadonlySet<string> = new Set([
-  '-u',
-  '-g',
-  '-U',
-  '-C',
-  '-D',
-  '-h',
-  '-p',
-  '-r',
-  '-t',
-  '-T',
+// the user, psql the program). Other wrappers' options take none (`time -p make`).
+const WRAPPER_VALUE_OPTIONS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['sudo', new Set(['-u', '-g', '-U', '-C', '-D', '-h', '-p', '-r', '-t', '-T'])],
+  ['doas', new Set(['-u', '-C'])],
+  ['env', new Set(['-u', '-C'])],
 ]);
+
+/** Whether `words[i]` is the value of the option before it, an option of the nearest wrapper. */
+function optionValue(words: readonly string[], i: number): boolean {
+  for (let j = i - 2; j >= 0; j--)
+    if (WRAPPERS.has(words[j]!)) return WRAPPER_VALUE_OPTIONS.get(words[j]!)?.has(words[i - 1]!) ?? false;
+  return false;
+}
 
 /** The wrappers a command line runs its programs through (`sudo`, `nice`, `env`, `nohup`). */
 function commandWrappers(line: string): string[] {

@@ -435,6 +435,7 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery('sudo chattr +i /etc/resolv.conf').programs, ['chattr']);
   t.deepEqual(shapeQuery('sudo mount /dev/sdb1 /mnt').programs, ['mount']);
   t.deepEqual(shapeQuery('doas -u backup systemctl restart nginx').programs, ['systemctl']);
+  t.deepEqual(shapeQuery('$ time -p make -j4').programs, ['make'], 'time -p takes no value');
   t.deepEqual(shapeQuery('sudo is not working on this box').programs.includes('sudo'), false);
   // A Dockerfile's RUN and a CI step's `run:` hold a command line; a `run: |` block opens one.
   t.deepEqual(shapeQuery('RUN useradd -r -M -d /var/lib/app -s /usr/sbin/nologin app').programs, ['useradd']);
