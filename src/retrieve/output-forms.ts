@@ -157,6 +157,16 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^error: cannot pull with rebase: /, ['git', 'git-pull']],
   [/^error: key does not contain a section: /, ['git', 'git-config']],
   [/^fatal: Unable to mark file /, ['git', 'git-update-index']],
+  // branch's refusals to delete (the branch checked out, unknown, or not merged), and the
+  // whitespace errors diff --check reports at a file's line.
+  [
+    /^error: (?:Cannot delete branch '.*' checked out at '|branch '.*' not found\.$|The branch '.*' is not fully merged\.?$)/,
+    ['git', 'git-branch'],
+  ],
+  [
+    /^\S+:\d+: (?:trailing whitespace|space before tab in indent|indent with non-tab characters|new blank line at EOF)\.$/,
+    ['git', 'git-diff'],
+  ],
   [/^No stash entries found\.$|^fatal: log for 'stash' only has \d+ entries$/, ['git', 'git-stash']],
   // git: its `fatal: ` and `hint: ` (other programs put their name first:
   // `postfix/smtpd[7]: fatal: …`), its refusal to merge a name it cannot resolve, and the status,
@@ -327,7 +337,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'systemctl',
   ],
   [
-    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp: |--since= must be before --until=\.$)/,
+    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp: |--since= must be before --until=\.$|Unknown output format ')/,
     'journalctl',
   ],
   [/^(?:no crontab for \S+$|crontab: installing new crontab$)/, 'crontab'],

@@ -265,6 +265,24 @@ test('git blame, strace -c, the dynamic loader, ssh’s port and journalctl’s 
   const range = run('journalctl', ['--since', '2024-01-02', '--until', '2024-01-01']);
   t.is(range, '--since= must be before --until=.');
   t.deepEqual(shapeQuery(range).programs, ['journalctl']);
+  const format = run('journalctl', ['-o', 'jsn']);
+  t.is(format, "Unknown output format 'jsn'.");
+  t.deepEqual(shapeQuery(format).programs, ['journalctl']);
+  // branch's refusals to delete, and diff --check's whitespace errors.
+  t.regex(git('branch', '-d', 'main'), /^error: Cannot delete branch 'main' checked out at '/);
+  t.deepEqual(shapeQuery(git('branch', '-d', 'main')).programs, ['git', 'git-branch']);
+  t.deepEqual(shapeQuery(git('branch', '-d', 'kortty-none')).programs, ['git', 'git-branch']);
+  git('checkout', '-q', '-b', 'topic');
+  await writeFile(join(repo, 'vat.py'), 'import os\nRATE = 0.05\n');
+  git('commit', '-q', '-am', 'three');
+  git('checkout', '-q', 'main');
+  const unmerged = git('branch', '-d', 'topic');
+  t.regex(unmerged, /^error: The branch 'topic' is not fully merged/i);
+  t.deepEqual(shapeQuery(unmerged).programs.slice(0, 2), ['git', 'git-branch'], unmerged);
+  await writeFile(join(repo, 'vat.py'), 'import os \nRATE = 0.07\n');
+  const check = git('diff', '--check');
+  t.regex(check, /^vat\.py:1: trailing whitespace\.$/m);
+  t.deepEqual(shapeQuery(check).programs, ['git', 'git-diff'], check);
 });
 
 test('git: wordings of one subcommand name git, then that subcommand’s page', async (t) => {
