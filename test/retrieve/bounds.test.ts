@@ -19,19 +19,23 @@ function lcg(seed: number): () => number {
   };
 }
 
+/** Candidates of one store, each `[source, chunk, fused score]`. */
+const ranked = (...specs: Array<[string, number, number]>): Candidate[] =>
+  specs.map(([sourceId, chunk, fusedScore]) => cand({ sourceId, chunk, fusedScore }));
+
 function nine(): Candidate[] {
   // Source A holds the three best chunks; six other sources follow.
-  return [
-    cand({ sourceId: 'A', chunk: 0, fusedScore: 0.9 }),
-    cand({ sourceId: 'A', chunk: 1, fusedScore: 0.8 }),
-    cand({ sourceId: 'A', chunk: 2, fusedScore: 0.7 }),
-    cand({ sourceId: 'B', chunk: 0, fusedScore: 0.6 }),
-    cand({ sourceId: 'C', chunk: 0, fusedScore: 0.5 }),
-    cand({ sourceId: 'D', chunk: 0, fusedScore: 0.4 }),
-    cand({ sourceId: 'E', chunk: 0, fusedScore: 0.3 }),
-    cand({ sourceId: 'F', chunk: 0, fusedScore: 0.2 }),
-    cand({ sourceId: 'G', chunk: 0, fusedScore: 0.1 }),
-  ];
+  return ranked(
+    ['A', 0, 0.9],
+    ['A', 1, 0.8],
+    ['A', 2, 0.7],
+    ['B', 0, 0.6],
+    ['C', 0, 0.5],
+    ['D', 0, 0.4],
+    ['E', 0, 0.3],
+    ['F', 0, 0.2],
+    ['G', 0, 0.1],
+  );
 }
 
 test('budget is min(4000, 25% of the context window)', (t) => {
@@ -67,16 +71,16 @@ test('nine candidates, three from one source: six excerpts, two from that source
 
 test('a lower document’s second excerpt waits for every other document’s first; the best document keeps its second', (t) => {
   // B's second chunk outranks E and F's first ones; A (the best document) has two chunks too.
-  const cands = [
-    cand({ sourceId: 'A', chunk: 0, fusedScore: 0.9 }),
-    cand({ sourceId: 'B', chunk: 0, fusedScore: 0.85 }),
-    cand({ sourceId: 'B', chunk: 1, fusedScore: 0.8 }),
-    cand({ sourceId: 'A', chunk: 1, fusedScore: 0.75 }),
-    cand({ sourceId: 'C', chunk: 0, fusedScore: 0.7 }),
-    cand({ sourceId: 'D', chunk: 0, fusedScore: 0.6 }),
-    cand({ sourceId: 'E', chunk: 0, fusedScore: 0.5 }),
-    cand({ sourceId: 'F', chunk: 0, fusedScore: 0.4 }),
-  ];
+  const cands = ranked(
+    ['A', 0, 0.9],
+    ['B', 0, 0.85],
+    ['B', 1, 0.8],
+    ['A', 1, 0.75],
+    ['C', 0, 0.7],
+    ['D', 0, 0.6],
+    ['E', 0, 0.5],
+    ['F', 0, 0.4],
+  );
   const keys = (sel: ReturnType<typeof selectExcerpts>) => sel.map((e) => e.key);
   t.deepEqual(keys(selectExcerpts(cands, { contextWindow: BIG }, countTokens)), [
     'st1:A-c0',

@@ -146,25 +146,27 @@ async function scratchRepo() {
   run('git', ['-c', 'init.defaultBranch=main', 'init', '-q', repo], { env });
   const git = (...args: string[]) =>
     run('git', ['-C', repo, '-c', 'user.name=k', '-c', 'user.email=k@example.org', ...args], { env });
-  return { dir, env, repo, git };
+  /** Writes `file` in the repository and commits it with `message`. */
+  const commit = async (file: string, text: string, message: string) => {
+    await writeFile(join(repo, file), text);
+    git('add', file);
+    git('commit', '-q', '-m', message);
+  };
+  return { dir, env, repo, git, commit };
 }
 
 test('git: status, progress and advice lines that carry no name', async (t) => {
-  const { dir, env, repo, git } = await scratchRepo();
-  await writeFile(join(repo, 'f.txt'), 'one\n');
-  git('add', 'f.txt');
-  git('commit', '-q', '-m', 'one');
+  const { dir, env, repo, git, commit } = await scratchRepo();
+  await commit('f.txt', 'one\n', 'one');
   const outs = [
     line(git('checkout', 'kortty-no-such'), /^error: pathspec /),
     git('switch', '-c', 'topic'),
     git('status'),
     line(run('git', ['clone', repo, join(dir, 'copy')], { env }), /^Cloning into /),
   ];
-  await writeFile(join(repo, 'f.txt'), 'topic\n');
-  git('commit', '-q', '-am', 'topic');
+  await commit('f.txt', 'topic\n', 'topic');
   git('switch', '-q', 'main');
-  await writeFile(join(repo, 'f.txt'), 'main\n');
-  git('commit', '-q', '-am', 'main');
+  await commit('f.txt', 'main\n', 'main');
   outs.push(git('merge', 'topic'));
   t.regex(outs[0]!, /did not match any file\(s\) known to git$/);
   t.is(outs[1], "Switched to a new branch 'topic'");
@@ -176,10 +178,8 @@ test('git: status, progress and advice lines that carry no name', async (t) => {
 });
 
 test('git log and stat: a commit header and a file status name their programs', async (t) => {
-  const { dir, repo, git } = await scratchRepo();
-  await writeFile(join(repo, 'f.txt'), 'one\n');
-  git('add', 'f.txt');
-  git('commit', '-q', '-m', 'Document how to run tests');
+  const { dir, repo, git, commit } = await scratchRepo();
+  await commit('f.txt', 'one\n', 'Document how to run tests');
   const log = git('log', '--stat', '--decorate');
   t.regex(log, /^commit [0-9a-f]{40} \(HEAD -> main\)\nAuthor: .+\nDate: /);
   t.deepEqual(shapeQuery(log).programs, ['git-log', 'git'], log);
@@ -193,10 +193,8 @@ test('git log and stat: a commit header and a file status name their programs', 
 });
 
 test('git reflog, binary files, tree, whatis and ip: their unnamed output names them', async (t) => {
-  const { dir, repo, git } = await scratchRepo();
-  await writeFile(join(repo, 'f.txt'), 'one\n');
-  git('add', 'f.txt');
-  git('commit', '-q', '-m', 'one');
+  const { dir, git, commit } = await scratchRepo();
+  await commit('f.txt', 'one\n', 'one');
   git('checkout', '-q', '-b', 'topic');
   git('commit', '-q', '--amend', '-m', 'one, amended');
   const reflog = git('reflog');
@@ -210,9 +208,7 @@ test('git reflog, binary files, tree, whatis and ip: their unnamed output names 
   const binary = run('diff', [a, b]);
   t.regex(binary, /^Binary files \S+a\.bin and \S+b\.bin differ$/);
   t.deepEqual(shapeQuery(binary).programs, ['diff']);
-  await writeFile(join(repo, 'src.c'), 'int main(void) { return 0; }\n');
-  git('add', 'src.c');
-  git('commit', '-q', '-m', 'src');
+  await commit('src.c', 'int main(void) { return 0; }\n', 'src');
   for (const env of [{ LC_ALL: 'C.UTF-8' }, { LC_ALL: 'C' }]) {
     const drawn = run('tree', ['-a', '-I', '.git', dir], { env });
     t.regex(drawn, /^(?:[├└]──|[|`]--) repo$/m);
@@ -237,12 +233,9 @@ test('git reflog, binary files, tree, whatis and ip: their unnamed output names 
 });
 
 test('git blame, strace -c, the dynamic loader, ssh’s port and journalctl’s range: their output names them', async (t) => {
-  const { dir, repo, git } = await scratchRepo();
-  await writeFile(join(repo, 'vat.py'), 'import os\nRATE = 0.19\n');
-  git('add', 'vat.py');
-  git('commit', '-q', '-m', 'one');
-  await writeFile(join(repo, 'vat.py'), 'import os\nRATE = 0.07\n');
-  git('commit', '-q', '-am', 'two');
+  const { dir, repo, git, commit } = await scratchRepo();
+  await commit('vat.py', 'import os\nRATE = 0.19\n', 'one');
+  await commit('vat.py', 'import os\nRATE = 0.07\n', 'two');
   const blame = git('blame', 'vat.py');
   t.regex(blame, /^\^?[0-9a-f]{7,} \(k +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} +2\) RATE = 0\.07$/m);
   t.deepEqual(shapeQuery(blame).programs, ['git-blame', 'git'], blame);
@@ -273,8 +266,7 @@ test('git blame, strace -c, the dynamic loader, ssh’s port and journalctl’s 
   t.deepEqual(shapeQuery(git('branch', '-d', 'main')).programs, ['git', 'git-branch']);
   t.deepEqual(shapeQuery(git('branch', '-d', 'kortty-none')).programs, ['git', 'git-branch']);
   git('checkout', '-q', '-b', 'topic');
-  await writeFile(join(repo, 'vat.py'), 'import os\nRATE = 0.05\n');
-  git('commit', '-q', '-am', 'three');
+  await commit('vat.py', 'import os\nRATE = 0.05\n', 'three');
   git('checkout', '-q', 'main');
   const unmerged = git('branch', '-d', 'topic');
   t.regex(unmerged, /^error: The branch 'topic' is not fully merged/i);
@@ -286,15 +278,12 @@ test('git blame, strace -c, the dynamic loader, ssh’s port and journalctl’s 
 });
 
 test('git: wordings of one subcommand name git, then that subcommand’s page', async (t) => {
-  const { dir, env, repo, git } = await scratchRepo();
+  const { dir, env, repo, git, commit } = await scratchRepo();
   const unborn = git('log');
-  await writeFile(join(repo, 'f.txt'), 'one\n');
-  git('add', 'f.txt');
-  git('commit', '-q', '-m', 'one');
+  await commit('f.txt', 'one\n', 'one');
   git('branch', 'topic');
   git('switch', '-q', 'topic');
-  await writeFile(join(repo, 'f.txt'), 'topic\n');
-  git('commit', '-q', '-am', 'topic');
+  await commit('f.txt', 'topic\n', 'topic');
   git('switch', '-q', 'main');
   await writeFile(join(repo, 'f.txt'), 'local change\n');
   const cases: Array<[string, RegExp, string[]]> = [
