@@ -11,7 +11,8 @@
 //     costs tokens too). The blank lines the prompt puts around the block are not part of it.
 // Candidates are taken in rank order (fused score, then best rank, vector rank, lexical rank,
 // key), so input order never matters, except that a document's second chunk waits until every
-// other document has offered its first, unless it is the best document's (admissionOrder). One
+// other document has offered its first, unless the best document holds the list's top two
+// (admissionOrder). One
 // that does not fit whole is cut at a line boundary (or, for a single over-long line, at
 // whitespace) to the longest prefix that fits and marked trimmed, provided the kept text is at
 // least `minTrimTokens` long; otherwise it is skipped and later (smaller) candidates still get a
@@ -107,18 +108,20 @@ export function rankCandidates(candidates: readonly Candidate[]): Candidate[] {
 
 /**
  * The order candidates are offered to the block: rank order, except that a document's second
- * chunk waits until every other document has offered its first, unless it is the best
- * document's. A page ranked sixth then gets its best excerpt before the fourth page's second one
- * does, while the best page keeps its second, which is often the one that answers.
+ * chunk waits until every other document has offered its first. A page ranked sixth then gets its
+ * best excerpt before the fourth page's second one does. The one exception is a best page whose
+ * two chunks lead the list, ahead of every other page: that page is likely the answer, and its
+ * second excerpt is often the part that answers (the option below the NAME and SYNOPSIS chunk).
  */
 export function admissionOrder(ranked: readonly Candidate[]): Candidate[] {
-  const best = ranked[0] && documentKey(ranked[0]);
+  const [top, next] = ranked;
+  const leader = top && next && documentKey(top) === documentKey(next) ? documentKey(top) : undefined;
   const seen = new Set<string>();
   const now: Candidate[] = [];
   const later: Candidate[] = [];
   for (const c of ranked) {
     const doc = documentKey(c);
-    (seen.has(doc) && doc !== best ? later : now).push(c);
+    (seen.has(doc) && doc !== leader ? later : now).push(c);
     seen.add(doc);
   }
   return [...now, ...later];

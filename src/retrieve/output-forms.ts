@@ -337,10 +337,14 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'systemctl',
   ],
   [
-    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp: |--since= must be before --until=\.$|Unknown output format ')/,
+    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp: |--since= must be before --until=\.$|Unknown output format '|Unknown log level \S)/,
     'journalctl',
   ],
-  [/^(?:no crontab for \S+$|crontab: installing new crontab$)/, 'crontab'],
+  [/^(?:no crontab for \S+$|crontab: installing new crontab$|must be privileged to use -u$)/, 'crontab'],
+  // git clean's dry run (-n); pip's uninstaller says `Would remove:` before an indented list.
+  [/^Would (?:remove|skip repository) \S/, ['git-clean', 'git']],
+  // wipefs's table of the signatures it found, by its default columns.
+  [/^DEVICE OFFSET TYPE UUID LABEL$/, 'wipefs'],
   // Vim numbers its errors (`E212: Can't open file for writing`).
   [/^E\d{2,4}: [A-Z]|^Vim: /, 'vim'],
   // capsh --print's report, rpcgen's error at a line of its `.x` file, and a systemd unit file's

@@ -119,6 +119,9 @@ const PROMPTS: readonly RegExp[] = [
   /^(?:In|Out) ?\[\d+\]: ?/,
   /^(?:irb|pry)\([^)]*\)(?::\d+)*[>*] ?/,
   /^(?:mysql|sqlite|postgres|psql|mongo|redis[\w.:-]*|gdb|\(gdb\)|\(Pdb\)|ftp|sftp)[=#>-]*> ?/,
+  // bash's `history` listing: the entry's number, right-aligned, then two blanks and the command
+  // line (` 1290  sudo passwd -l olduser`). `uniq -c` and `wc` put one blank after their counts.
+  /^\s*\d{1,6} {2}(?=[a-z][\w.+-]*(?: |$))/,
   // A Dockerfile's RUN (BuildKit's flags after it) and a CI step's `run:` run a command line.
   /^(?:RUN(?: --[\w-]+=\S+)* |(?:- )?run: (?![|>][-+]?\s*$))/,
   // A bare sigil: `$ `, `# `, `% `, `> ` (a lone `>` quote loses only punctuation). Not `# ` before
@@ -290,11 +293,12 @@ const MENTIONS: readonly RegExp[] = [
     'gi',
   ),
   new RegExp(
-    `(?<!\\b(?:a|an|the|this|that|each|every|one|any|some|my|your|its|their)\\s+)\\b${MENTION_NAME}\\s+(?:supports?|prints|shows|says|complains|fails|hangs|exits|refuses|keeps|ignores|outputs|reports|returns|won't|doesn't|can't|cannot|isn't)\\b`,
+    `(?<!\\b(?:a|an|the|this|that|each|every|one|any|some|my|your|its|their|\\w+ed)\\s+)\\b${MENTION_NAME}\\s+(?:supports?|prints|shows|says|complains|fails|hangs|exits|refuses|keeps|ignores|outputs|reports|returns|won't|doesn't|can't|cannot|isn't)\\b`,
     'gi',
   ),
-  /`([A-Za-z][\w.+-]{0,63})[^`]*`/g,
 ];
+/** A backticked command in prose (`ip route get 1.1.1.1`): read as a command line. */
+const BACKTICKED = /`([A-Za-z][\w.+-]{0,63})([^`]*)`/g;
 /** A question is a sentence or two: a longer line (minified code, a dump) is read this far for mentions. */
 const MAX_PROSE_CHARS = 1000;
 /** Words a mention pattern can catch that are never a program's name here. */
@@ -370,6 +374,13 @@ function mentionedPrograms(line: string): string[] {
       if (PLACEHOLDERS.has(m[1]!) || subs.has(name)) continue;
       if (!NOT_MENTIONS.has(name) && !out.includes(name)) out.push(name);
     }
+  // Its programs as a command line names them (`ip route get` names ip-route, then ip); a
+  // wrapper alone (`sudo -E`) names itself.
+  for (const m of line.matchAll(BACKTICKED)) {
+    const names = commandPrograms(m[1]! + m[2]!);
+    for (const name of names.length > 0 ? names : [m[1]!.toLowerCase()])
+      if (!NOT_MENTIONS.has(name) && !out.includes(name)) out.push(name);
+  }
   return out;
 }
 

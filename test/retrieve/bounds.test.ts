@@ -69,9 +69,11 @@ test('nine candidates, three from one source: six excerpts, two from that source
   t.true(blockTokens(sel) <= 4000);
 });
 
-test('a lower document’s second excerpt waits for every other document’s first; the best document keeps its second', (t) => {
-  // B's second chunk outranks E and F's first ones; A (the best document) has two chunks too.
-  const cands = ranked(
+test('a document’s second excerpt waits for every other document’s first, unless the best document holds the top two', (t) => {
+  const keys = (sel: ReturnType<typeof selectExcerpts>) => sel.map((e) => e.key);
+  // B's second chunk outranks E's and F's first ones; so does the best document A's, but another
+  // page's first stands between A's two: both wait.
+  const spread = ranked(
     ['A', 0, 0.9],
     ['B', 0, 0.85],
     ['B', 1, 0.8],
@@ -81,8 +83,26 @@ test('a lower document’s second excerpt waits for every other document’s fir
     ['E', 0, 0.5],
     ['F', 0, 0.4],
   );
-  const keys = (sel: ReturnType<typeof selectExcerpts>) => sel.map((e) => e.key);
-  t.deepEqual(keys(selectExcerpts(cands, { contextWindow: BIG }, countTokens)), [
+  t.deepEqual(keys(selectExcerpts(spread, { contextWindow: BIG }, countTokens)), [
+    'st1:A-c0',
+    'st1:B-c0',
+    'st1:C-c0',
+    'st1:D-c0',
+    'st1:E-c0',
+    'st1:F-c0',
+  ]);
+  // A's two chunks lead the list: its second keeps its place, B's still waits.
+  const leading = ranked(
+    ['A', 0, 0.9],
+    ['A', 1, 0.88],
+    ['B', 0, 0.85],
+    ['B', 1, 0.8],
+    ['C', 0, 0.7],
+    ['D', 0, 0.6],
+    ['E', 0, 0.5],
+    ['F', 0, 0.4],
+  );
+  t.deepEqual(keys(selectExcerpts(leading, { contextWindow: BIG }, countTokens)), [
     'st1:A-c0',
     'st1:B-c0',
     'st1:C-c0',
@@ -90,14 +110,14 @@ test('a lower document’s second excerpt waits for every other document’s fir
     'st1:E-c0',
     'st1:A-c1',
   ]);
-  // With fewer documents than slots the deferred second still fills the block.
-  t.deepEqual(keys(selectExcerpts(cands.slice(0, 6), { contextWindow: BIG }, countTokens)), [
+  // With fewer documents than slots the deferred seconds still fill the block, in rank order.
+  t.deepEqual(keys(selectExcerpts(spread.slice(0, 6), { contextWindow: BIG }, countTokens)), [
     'st1:A-c0',
     'st1:B-c0',
     'st1:C-c0',
     'st1:D-c0',
-    'st1:A-c1',
     'st1:B-c1',
+    'st1:A-c1',
   ]);
 });
 

@@ -857,3 +857,29 @@ test('version banners: `--version` and the lines e2fsprogs’ and util-linux’s
   // Output that merely holds a version is no banner: it has words before the version.
   t.deepEqual(shapeQuery('Unpacking libc6 2.36-9 over 2.36-8').programs, []);
 });
+
+test('git clean’s dry run, journalctl’s log level, crontab’s -u and wipefs’s table: their output names them', async (t) => {
+  const { repo, git, commit } = await scratchRepo();
+  await commit('kept.txt', 'k\n', 'one');
+  await writeFile(join(repo, 'debug.log'), 'x\n');
+  const dry = git('clean', '-n');
+  t.is(dry, 'Would remove debug.log');
+  t.deepEqual(shapeQuery(dry).programs, ['git-clean', 'git']);
+  // pip's uninstaller says `Would remove:` above an indented list: no git there.
+  t.deepEqual(shapeQuery('  Would remove:\n    /usr/lib/python3/dist-packages/six.py').programs, []);
+  const level = run('journalctl', ['-p', 'warnings']);
+  t.is(level, 'Unknown log level warnings');
+  t.deepEqual(shapeQuery(level).programs, ['journalctl']);
+  // Another user's crontab is root's to read: run as nobody where the suite runs as root.
+  const asNobody = process.getuid?.() === 0 ? ['--reuid=65534', '--regid=65534', '--clear-groups'] : null;
+  const crontab = asNobody
+    ? run('setpriv', [...asNobody, 'crontab', '-u', 'root', '-l'])
+    : run('crontab', ['-u', 'root', '-l']);
+  t.is(crontab, 'must be privileged to use -u');
+  t.deepEqual(shapeQuery(crontab).programs, ['crontab']);
+  const image = join(await scratch(), 'data.img');
+  run('mke2fs', ['-q', '-F', '-t', 'ext4', image, '4096']);
+  const signatures = run('wipefs', [image]);
+  t.regex(signatures, /^DEVICE +OFFSET +TYPE +UUID +LABEL\ndata\.img +0x438 +ext4 /);
+  t.deepEqual(shapeQuery(signatures).programs, ['wipefs']);
+});

@@ -442,6 +442,18 @@ test('programs: the command words and the `prog:` of real output, leading progra
   t.deepEqual(shapeQuery('RUN --mount=type=cache,target=/root/.npm npm ci').programs, ['npm-ci', 'npm']);
   t.deepEqual(shapeQuery('      - run: rsync -a dist/ web:/srv/www/').programs, ['rsync']);
   t.deepEqual(shapeQuery('run: |').commands, []);
+  // bash's history listing: the entry's number, two blanks, the command line. uniq -c's counts
+  // have one blank after them and are output.
+  const history = run('bash', [
+    '-c',
+    'set -o history; history -s "sudo passwd -l olduser"; history -s "git stash apply stash@{1}"; history',
+  ]).split('\n');
+  t.deepEqual(history, ['    1  sudo passwd -l olduser', '    2  git stash apply stash@{1}']);
+  t.deepEqual(shapeQuery(history[0]!).programs, ['passwd']);
+  t.deepEqual(shapeQuery(history[1]!).programs, ['git-stash', 'git']);
+  const counts = run('uniq', ['-c'], { input: 'apples\napples\npears\n' });
+  t.is(counts, '      2 apples\n      1 pears');
+  t.deepEqual(shapeQuery(counts).programs, []);
   // A command that only feeds a pipe follows the one it feeds; chained, it keeps its place.
   t.deepEqual(shapeQuery('echo "vm.swappiness=10" | sudo tee -a /etc/sysctl.d/99-swap.conf').programs, [
     'tee',
@@ -786,6 +798,13 @@ test('programs: a question or goal names a program where English uses the word a
     ['What does the capital -P flag in rsync stand for?', ['rsync']],
     ['is the --delete option of rsync dangerous?', ['rsync']],
     ['is there an option for ls that sorts by size?', ['ls']],
+    // A backticked command is read as a command line: its subcommand's page, past a wrapper.
+    ['What does `ip route get 1.1.1.1` tell me?', ['ip-route', 'ip']],
+    ['what does `sudo -E` keep?', ['sudo']],
+    // A program is the subject of its verb at a clause's start.
+    ['umount keeps failing with target is busy', ['umount']],
+    ['git keeps reporting conflicts, and tar complains too', ['git', 'tar']],
+    ['why rsync keeps copying files that have not changed', ['rsync']],
   ];
   for (const [q, programs] of named) t.deepEqual(shapeQuery(q).programs, programs, q);
   // A word that is a program's name but used as a verb, a noun or a placeholder names nothing.
@@ -806,6 +825,9 @@ test('programs: a question or goal names a program where English uses the word a
     // An option of a placeholder or of the question's own words names nothing.
     'what is the option for the output file',
     'pass a flag to overwrite',
+    // After a determiner or a participle the word is a noun, whatever verb follows.
+    "check that a .xz compressed file isn't corrupted",
+    'the file keeps growing',
   ];
   for (const q of none) t.deepEqual(shapeQuery(q).programs, [], q);
   // A long line is read for mentions only as far as a question goes, and never cut inside a word.
