@@ -19,6 +19,7 @@ type Programs = string | readonly string[];
 //   - a line of OpenSSL's error queue as its command-line tool prints it
 //     (`40578284FF7E0000:error:8000006F:system library:BIO_connect:…`; libraries that embed
 //     OpenSSL's reason quote it inside their own message, never at a line's start);
+//   - dpkg -L's first line, the package's root, `/.`;
 //   - the place Perl appends to every `die` and warning (`… at -e line 1.`,
 //     `syntax error at s.pl line 1, near …`);
 //   - Node's own modules in a stack (`node:internal/modules/cjs/loader:1210`);
@@ -45,6 +46,8 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   [': *** ', /(?:^|\s)[^\s:]+:\d+: \*\*\* /, 'make'],
   ['-- ', /(?:^|\s)--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- +(?:https?|ftps?):\/\//, 'wget'],
   [':error:', /(?:^|\s)[0-9A-F]{8,16}:error:[0-9A-F]{8}:/, 'openssl'],
+  // dpkg -L lists a package's files from its root, which it writes `/.`: a line with no word.
+  ['/.', /^\/\.$/, ['dpkg', 'dpkg-query']],
   [' line ', / at \S+ line \d+(?:\.$|, )/, 'perl'],
   ['node:internal/', /(?:^|[\s(])node:internal\//, 'node'],
   [

@@ -858,7 +858,7 @@ test('version banners: `--version` and the lines e2fsprogs’ and util-linux’s
   t.deepEqual(shapeQuery('Unpacking libc6 2.36-9 over 2.36-8').programs, []);
 });
 
-test('git clean’s dry run, journalctl’s log level, crontab’s -u and wipefs’s table: their output names them', async (t) => {
+test('git clean’s dry run, journalctl’s log level, crontab’s -u, wipefs’s table and dpkg -L: their output names them', async (t) => {
   const { repo, git, commit } = await scratchRepo();
   await commit('kept.txt', 'k\n', 'one');
   await writeFile(join(repo, 'debug.log'), 'x\n');
@@ -882,4 +882,9 @@ test('git clean’s dry run, journalctl’s log level, crontab’s -u and wipefs
   const signatures = run('wipefs', [image]);
   t.regex(signatures, /^DEVICE +OFFSET +TYPE +UUID +LABEL\ndata\.img +0x438 +ext4 /);
   t.deepEqual(shapeQuery(signatures).programs, ['wipefs']);
+  // dpkg -L's listing opens with the package's root, `/.`; a bare list of paths names nobody.
+  const files = run('dpkg', ['-L', 'tar']);
+  t.regex(files, /^\/\.\n\/bin\n/);
+  t.deepEqual(shapeQuery(files).programs, ['dpkg', 'dpkg-query']);
+  t.deepEqual(shapeQuery(files.split('\n').slice(1).join('\n')).programs, []);
 });
