@@ -296,6 +296,17 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   ],
   [/^Filesystem (?:Type )?(?:Size|Inodes|\d+[KMG]?-blocks) /, 'df'],
   [/^total used free shared buff\/cache available$/, 'free'],
+  // util-linux's and iproute2's tables by their default columns.
+  [/^TARGET SOURCE FSTYPE OPTIONS$/, 'findmnt'],
+  [/^NAME MAJ:MIN RM SIZE RO TYPE MOUNTPOINTS?$/, 'lsblk'],
+  [/^(?:Netid )?State Recv-Q Send-Q Local Address:Port Peer Address:Port(?: ?Process)?$/, 'ss'],
+  // coreutils' -v reports: cp's (install's and ln's too) `'a' -> 'b'`, mv's `renamed`, rm's
+  // `removed`, chmod's and chown's changes.
+  [/^'[^']+' -> '[^']+'$/, ['cp', 'install', 'ln']],
+  [/^renamed '[^']+' -> '[^']+'$/, 'mv'],
+  [/^removed (?:directory )?'[^']+'$/, 'rm'],
+  [/^mode of '.+' (?:changed from|retained as) /, 'chmod'],
+  [/^(?:changed ownership|ownership|changed group|group) of '.+' (?:from|retained as) /, ['chown', 'chgrp']],
   // ssh: the server's refusal, host keys, the connection's end, and its checks of local files.
   [
     /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|Bad port '|client_loop: send disconnect: |Received disconnect from )/,

@@ -888,3 +888,33 @@ test('git clean’s dry run, journalctl’s log level, crontab’s -u, wipefs’
   t.deepEqual(shapeQuery(files).programs, ['dpkg', 'dpkg-query']);
   t.deepEqual(shapeQuery(files.split('\n').slice(1).join('\n')).programs, []);
 });
+
+test('coreutils’ -v reports and the tables of findmnt, lsblk and ss name their programs', async (t) => {
+  const dir = await scratch();
+  await writeFile(join(dir, 'notes.txt'), 'n\n');
+  const sh = (script: string) => run('sh', ['-c', script], { cwd: dir });
+  const copied = sh('mkdir a && cp a/../notes.txt a/ && cp -rv a b');
+  t.is(copied, "'a' -> 'b'\n'a/notes.txt' -> 'b/notes.txt'");
+  t.deepEqual(shapeQuery(copied).programs, ['cp', 'install', 'ln']);
+  const renamed = sh('mv -v b c');
+  t.is(renamed, "renamed 'b' -> 'c'");
+  t.deepEqual(shapeQuery(renamed).programs, ['mv']);
+  const mode = sh('chmod -v 700 c');
+  t.regex(mode, /^mode of 'c' changed from 0\d{3} \(.+\) to 0700 \(rwx------\)$/);
+  t.deepEqual(shapeQuery(mode).programs, ['chmod']);
+  const owner = sh(`chown -v ${process.getuid?.() ?? 0} c`);
+  t.regex(owner, /^(?:changed )?ownership of 'c' (?:from|retained as) /);
+  t.deepEqual(shapeQuery(owner).programs, ['chown', 'chgrp']);
+  const removed = sh('rm -rv c');
+  t.is(removed, "removed 'c/notes.txt'\nremoved directory 'c'");
+  t.deepEqual(shapeQuery(removed).programs, ['rm']);
+  const mounts = run('findmnt', ['--real']);
+  t.regex(mounts, /^TARGET +SOURCE +FSTYPE +OPTIONS\n/);
+  t.deepEqual(shapeQuery(mounts).programs.slice(0, 1), ['findmnt']);
+  const devices = run('lsblk', []);
+  t.regex(devices, /^NAME +MAJ:MIN +RM +SIZE +RO +TYPE +MOUNTPOINTS?\n/);
+  t.deepEqual(shapeQuery(devices).programs.slice(0, 1), ['lsblk']);
+  const sockets = run('ss', ['-tln']);
+  t.regex(sockets, /^State +Recv-Q +Send-Q +Local Address:Port +Peer Address:Port ?Process/);
+  t.deepEqual(shapeQuery(sockets).programs.slice(0, 1), ['ss']);
+});
