@@ -213,7 +213,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   ],
   // tmux's bare client errors.
   [
-    /^(?:no server running on \S|no sessions$|can't find (?:session|window|pane|client): |sessions should be nested with care)/,
+    /^(?:no server running on \S|error connecting to \S+ \(|no sessions$|can't find (?:session|window|pane|client): |sessions should be nested with care)/,
     'tmux',
   ],
   // The openssl tool's refusals to read a file (curl and servers say so after their own name).
@@ -225,6 +225,10 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // its headline and the headings of its layout, which no other tool words so.
   [/^(?:Certificate|Subject Public Key Info|X509v3 extensions):$/, ['openssl-x509', 'openssl']],
   [/^(?:Certificate Request|Requested Extensions):$/, ['openssl-req', 'openssl']],
+  // x509 -checkend's verdict, and a key's fingerprint as ssh-keygen -l (and ssh-add -l) print it.
+  [/^Certificate will (?:not )?expire$/, ['openssl-x509', 'openssl']],
+  // (Its key type in brackets, `(ED25519)`, may be gone by then, dropped as hex.)
+  [/^\d+ SHA256:[A-Za-z0-9+/]{43}(?: |$)/, ['ssh-keygen', 'ssh-add']],
   // diff's normal format: a change command (`2c2`, `5,7d4`) opens each hunk.
   [DIFF_CHANGE, 'diff'],
   [/^\S+ \S+ differ: (?:byte|char) \d+, line \d+$/, 'cmp'],
@@ -300,6 +304,43 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^TARGET SOURCE FSTYPE OPTIONS$/, 'findmnt'],
   [/^NAME MAJ:MIN RM SIZE RO TYPE MOUNTPOINTS?$/, 'lsblk'],
   [/^(?:Netid )?State Recv-Q Send-Q Local Address:Port Peer Address:Port(?: ?Process)?$/, 'ss'],
+  // iproute2: the kernel's refusal as its tools report it, and the listings of ip route, ip neigh
+  // and ip's brief (-br) address and link tables, each by its layout.
+  [/^RTNETLINK answers: /, ['ip', 'tc']],
+  [
+    /^(?:default|(?:local |broadcast )?\d{1,3}(?:\.\d{1,3}){3}(?:\/\d+)?) (?:via \S+ )?dev \S+ (?:proto|scope|metric|src|via)\b/,
+    ['ip-route', 'ip'],
+  ],
+  [
+    /^\S+ dev \S+ (?:lladdr (?:\S+ )?)?(?:router )?(?:REACHABLE|STALE|DELAY|PROBE|FAILED|INCOMPLETE|NOARP|PERMANENT)$/,
+    ['ip-neighbour', 'ip'],
+  ],
+  [
+    /^\S+ (?:UNKNOWN|UP|DOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT) (?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]*:[0-9a-f:]*)\/\d+/,
+    ['ip-address', 'ip'],
+  ],
+  // (A MAC address may be gone by then, dropped with other byte pairs.)
+  [
+    /^\S+ (?:UNKNOWN|UP|DOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT) (?:(?:[0-9a-f]{2}:){5}[0-9a-f]{2} )?<[A-Z_,-]+>$/,
+    ['ip-link', 'ip'],
+  ],
+  // procps' and util-linux's reports by their layout: w's header and the uptime line above it,
+  // vmstat -s's counters (their long numbers dropped by then), lsmem's table, last's trailer, chage -l's fields.
+  [/^USER TTY FROM LOGIN@ IDLE JCPU PCPU WHAT$/, 'w'],
+  [/^\d\d:\d\d:\d\d up .*load average: /, ['uptime', 'w']],
+  [/^\s*(?:\d+ )?K (?:total|used|active|inactive|free) memory$/, 'vmstat'],
+  [/^RANGE SIZE STATE REMOVABLE BLOCK$/, 'lsmem'],
+  [/^[bwu]tmp(?:\.\d+)? begins\b/, 'last'],
+  [
+    /^(?:Last password change|Password expires|Password inactive|Account expires|(?:Minimum|Maximum) number of days between password change|Number of days of warning before password expires)\s*: /,
+    'chage',
+  ],
+  // psmisc's killall names the process it did not find, and pstree the user.
+  [/^\S+: no process found$/, 'killall'],
+  [/^No such user name: /, 'pstree'],
+  // apt-cache policy's record of a package.
+  [/^\s*(?:Installed: (?:\(none\)|\S+)$|Candidate: \S+$|Version table:$)/, ['apt-cache', 'apt']],
+  [/^\S+:\d+ - (?:no response|accepting connections|rejecting connections|no attempt)$/, 'pg_isready'],
   // coreutils' -v reports: cp's (install's and ln's too) `'a' -> 'b'`, mv's `renamed`, rm's
   // `removed`, chmod's and chown's changes.
   [/^'[^']+' -> '[^']+'$/, ['cp', 'install', 'ln']],
@@ -323,7 +364,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'ssh-add',
   ],
   [
-    /^(?:Generating public\/private \S+ key pair\.$|Your (?:identification|public key) has been saved in |The key fingerprint is:$|The key's randomart image is:$|Enter file in which to save the key |Enter same passphrase again: |Saving key ".*" failed: )/,
+    /^(?:Generating public\/private \S+ key pair\.$|unknown key type \S+$|Your (?:identification|public key) has been saved in |The key fingerprint is:$|The key's randomart image is:$|Enter file in which to save the key |Enter same passphrase again: |Saving key ".*" failed: )/,
     'ssh-keygen',
   ],
   [
@@ -347,7 +388,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'docker',
   ],
   [
-    /^(?:Unit \S+ could not be found\.$|System has not been booted with systemd as init system \(PID 1\)\. Can't operate\.$|Failed to connect to bus: |Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → )/,
+    /^(?:Unit \S+ could not be found\.$|System has not been booted with systemd as init system \(PID 1\)\. Can't operate\.$|Failed to connect to bus: |Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Failed to (?:enable|disable|reenable|mask|unmask|preset|link|revert) units?[,:] |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → )/,
     'systemctl',
   ],
   [
@@ -355,6 +396,14 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'journalctl',
   ],
   [/^(?:no crontab for \S+$|crontab: installing new crontab$|must be privileged to use -u$)/, 'crontab'],
+  [/^Failed to parse calendar specification '/, 'systemd-analyze'],
+  // git's refusals about a remote or a tag (git first, as for its other messages), and the
+  // listings of git remote show and of git branch on a detached HEAD.
+  [/^error: (?:remote \S+ already exists\.$|No such remote: ')/, ['git', 'git-remote']],
+  [/^error: tag '.*' not found\.$/, ['git', 'git-tag']],
+  [/^\* remote \S+$|^\s*(?:Fetch|Push) +URL: /, ['git-remote', 'git']],
+  // (Openings are read after hex is dropped: `at 1a2b3c4` is `at `.)
+  [/^\* \(HEAD detached (?:at|from) ?\S*\)$/, ['git-branch', 'git']],
   // git clean's dry run (-n); pip's uninstaller says `Would remove:` before an indented list.
   [/^Would (?:remove|skip repository) \S/, ['git-clean', 'git']],
   // wipefs's table of the signatures it found, by its default columns.

@@ -918,3 +918,122 @@ test('coreutils’ -v reports and the tables of findmnt, lsblk and ss name their
   t.regex(sockets, /^State +Recv-Q +Send-Q +Local Address:Port +Peer Address:Port ?Process/);
   t.deepEqual(shapeQuery(sockets).programs.slice(0, 1), ['ss']);
 });
+
+test('iproute2, procps, psmisc, shadow, systemd and PostgreSQL’s client: refusals and reports without a name', async (t) => {
+  // Another user may not change a link; where the suite runs as root, nobody asks.
+  const asNobody = process.getuid?.() === 0 ? ['--reuid=65534', '--regid=65534', '--clear-groups'] : null;
+  const setMtu = ['link', 'set', 'lo', 'mtu', '65536'];
+  const refused = asNobody ? run('setpriv', [...asNobody, 'ip', ...setMtu]) : run('ip', setMtu);
+  t.is(refused, 'RTNETLINK answers: Operation not permitted');
+  t.deepEqual(shapeQuery(refused).programs, ['ip', 'tc']);
+  const routes = run('ip', ['route', 'show', 'table', 'local']);
+  t.regex(routes, /^local 127\.0\.0\.0\/8 dev lo proto kernel scope host src 127\.0\.0\.1/m);
+  t.deepEqual(shapeQuery(routes).programs, ['ip-route', 'ip']);
+  const brief = run('ip', ['-br', 'address', 'show', 'dev', 'lo']);
+  t.regex(brief, /^lo +UNKNOWN +127\.0\.0\.1\/8/);
+  t.deepEqual(shapeQuery(brief).programs, ['ip-address', 'ip']);
+  const link = run('ip', ['-br', 'link', 'show', 'dev', 'lo']);
+  t.regex(link, /^lo +UNKNOWN +00:00:00:00:00:00 <LOOPBACK[A-Z_,]*> *$/);
+  t.deepEqual(shapeQuery(link).programs, ['ip-link', 'ip']);
+  // A neighbour entry made in a network namespace of its own, so nothing here changes.
+  const neigh = run('unshare', [
+    '-rn',
+    'sh',
+    '-c',
+    'ip link set lo up && ip neigh add 127.0.0.77 lladdr 02:00:00:00:00:77 dev lo nud permanent && ip neigh show',
+  ]);
+  t.regex(neigh, /^\S+ dev lo lladdr 02:00:00:00:00:77 PERMANENT/);
+  t.deepEqual(shapeQuery(neigh).programs, ['ip-neighbour', 'ip']);
+  const who = run('w', []);
+  t.regex(who, /^ *\d\d:\d\d:\d\d up .*load average: .*\nUSER +TTY +FROM +LOGIN@ +IDLE +JCPU +PCPU +WHAT$/m);
+  t.deepEqual(shapeQuery(who).programs.slice(0, 1), ['w']);
+  const memory = run('vmstat', ['-s']);
+  t.regex(memory, /^ +\d+ K total memory$/m);
+  t.deepEqual(shapeQuery(memory).programs, ['vmstat']);
+  const ranges = run('lsmem', []);
+  t.regex(ranges, /^RANGE +SIZE +STATE +REMOVABLE +BLOCK$/m);
+  t.deepEqual(shapeQuery(ranges).programs, ['lsmem']);
+  const empty = join(await scratch(), 'wtmp');
+  await writeFile(empty, '');
+  const logins = run('last', ['-f', empty]);
+  t.regex(logins, /^wtmp begins (?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) /m);
+  t.deepEqual(shapeQuery(logins).programs, ['last']);
+  const ageing = run('chage', ['-l', run('id', ['-un'])]);
+  t.regex(ageing, /^Last password change\s+: /);
+  t.deepEqual(shapeQuery(ageing).programs, ['chage']);
+  const unfound = run('killall', ['kortty-no-such-daemon']);
+  t.is(unfound, 'kortty-no-such-daemon: no process found');
+  t.deepEqual(shapeQuery(unfound).programs, ['killall']);
+  const user = run('pstree', ['-p', 'kortty-no-such-user']);
+  t.is(user, 'No such user name: kortty-no-such-user');
+  t.deepEqual(shapeQuery(user).programs, ['pstree']);
+  const policy = run('apt-cache', ['policy', 'bash']);
+  t.regex(policy, /^bash:\n {2}Installed: \S+\n {2}Candidate: \S+\n {2}Version table:$/m);
+  t.deepEqual(shapeQuery(policy).programs.slice(0, 2), ['apt-cache', 'apt']);
+  const ready = run('pg_isready', ['-h', '127.0.0.1', '-p', '9']);
+  t.is(ready, '127.0.0.1:9 - no response');
+  t.deepEqual(shapeQuery(ready).programs, ['pg_isready']);
+  const calendar = run('systemd-analyze', ['calendar', 'Mon..Fri *-*-* 25:00']);
+  t.regex(calendar, /^Failed to parse calendar specification 'Mon\.\.Fri \*-\*-\* 25:00': /);
+  t.deepEqual(shapeQuery(calendar).programs, ['systemd-analyze']);
+  const enable = run('systemctl', ['enable', 'kortty-no-such-unit']);
+  t.is(enable, 'Failed to enable unit, unit kortty-no-such-unit.service does not exist.');
+  t.deepEqual(shapeQuery(enable).programs, ['systemctl']);
+  // tmux at a socket whose directory is missing.
+  const socket = run('tmux', ['-S', join(await scratch(), 'missing', 'sock'), 'ls']);
+  t.regex(socket, /^error connecting to \S+\/missing\/sock \(No such file or directory\)$/);
+  t.deepEqual(shapeQuery(socket).programs, ['tmux']);
+});
+
+test('git’s remotes, tags and detached HEAD, ssh-keygen’s fingerprints and x509’s -checkend: their output names them', async (t) => {
+  const { dir, git, commit } = await scratchRepo();
+  await commit('a.txt', 'a\n', 'one');
+  git('remote', 'add', 'origin', '../upstream.git');
+  const exists = git('remote', 'add', 'origin', '../other.git');
+  t.is(exists, 'error: remote origin already exists.');
+  t.deepEqual(shapeQuery(exists).programs, ['git', 'git-remote']);
+  const noRemote = git('remote', 'remove', 'upstream');
+  t.is(noRemote, "error: No such remote: 'upstream'");
+  t.deepEqual(shapeQuery(noRemote).programs, ['git', 'git-remote']);
+  const shown = git('remote', 'show', '-n', 'origin');
+  t.regex(shown, /^\* remote origin\n {2}Fetch URL: \.\.\/upstream\.git$/m);
+  t.deepEqual(shapeQuery(shown).programs.slice(0, 2), ['git-remote', 'git']);
+  const tag = git('tag', '-d', 'v9.9');
+  t.is(tag, "error: tag 'v9.9' not found.");
+  t.deepEqual(shapeQuery(tag).programs, ['git', 'git-tag']);
+  git('checkout', '-q', '--detach');
+  const branches = git('branch');
+  t.regex(branches, /^\* \(HEAD detached at [0-9a-f]{7,}\)\n {2}main$/);
+  t.deepEqual(shapeQuery(branches).programs, ['git-branch', 'git']);
+
+  const key = join(dir, 'id_ed25519');
+  const keyType = run('ssh-keygen', ['-t', 'ed2519', '-f', key]);
+  t.regex(keyType, /^unknown key type ed2519\r?$/);
+  t.deepEqual(shapeQuery(keyType).programs, ['ssh-keygen']);
+  run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kortty@test', '-f', key]);
+  const fingerprint = run('ssh-keygen', ['-lf', `${key}.pub`]);
+  t.regex(fingerprint, /^256 SHA256:\S+ kortty@test \(ED25519\)$/);
+  t.deepEqual(shapeQuery(fingerprint).programs, ['ssh-keygen', 'ssh-add']);
+
+  const cert = join(dir, 'c.pem');
+  const certKey = join(dir, 'k.pem');
+  const subject = '/CN=kortty.test';
+  run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    certKey,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-subj',
+    subject,
+  ]);
+  const verdict = run('openssl', ['x509', '-in', cert, '-noout', '-checkend', '864000']);
+  t.is(verdict, 'Certificate will expire');
+  t.deepEqual(shapeQuery(verdict).programs, ['openssl-x509', 'openssl']);
+});
