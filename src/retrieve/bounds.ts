@@ -12,11 +12,10 @@
 // Candidates are taken in rank order (fused score, then best rank, vector rank, lexical rank,
 // key), so input order never matters, except that a document's second chunk waits until every
 // other document has offered its first, unless the best document holds the list's top two
-// (admissionOrder). One
-// that does not fit whole is cut at a line boundary (or, for a single over-long line, at
-// whitespace) to the longest prefix that fits and marked trimmed, provided the kept text is at
-// least `minTrimTokens` long; otherwise it is skipped and later (smaller) candidates still get a
-// chance. A trimmed excerpt fills the budget: it is the last one chosen. A chunk whose text
+// (admissionOrder). One that does not fit whole is cut at a line boundary (or, for a single
+// over-long line, at whitespace) to the longest prefix that fits and marked trimmed, provided the
+// kept text is at least `minTrimTokens` long; otherwise it is skipped and later (smaller)
+// candidates still get a chance. A trimmed excerpt fills the budget: it is the last one chosen. A chunk whose text
 // repeats an already selected one (copies of a file in two sources or stores) is skipped: it would
 // spend budget on nothing new.
 // Markers R1..Rn follow the block's order: every document's first excerpt, in rank order, before

@@ -324,8 +324,9 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^\S+ (?:UNKNOWN|UP|DOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT) (?:(?:[0-9a-f]{2}:){5}[0-9a-f]{2} )?<[A-Z_,-]+>$/,
     ['ip-link', 'ip'],
   ],
-  // procps' and util-linux's reports by their layout: w's header and the uptime line above it,
-  // vmstat -s's counters (their long numbers dropped by then), lsmem's table, last's trailer, chage -l's fields.
+  // procps', util-linux's and shadow's reports by their layout: w's header and the uptime line
+  // above it, vmstat -s's counters (their long numbers dropped by then), lsmem's table, last's
+  // trailer, chage -l's fields.
   [/^USER TTY FROM LOGIN@ IDLE JCPU PCPU WHAT$/, 'w'],
   [/^\d\d:\d\d:\d\d up .*load average: /, ['uptime', 'w']],
   [/^\s*(?:\d+ )?K (?:total|used|active|inactive|free) memory$/, 'vmstat'],

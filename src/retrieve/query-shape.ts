@@ -266,8 +266,9 @@ const COMMAND_LIKE =
 // the PID of a process` is a verb): right after `use`/`with`/`in`/`of`/… at the end of a clause
 // (`in the file` is a noun's place, so no article may come between), before
 // `command`/`option`/`session`/…, after `make` or an auxiliary with a verb after it, before a verb
-// a program is the subject of, and a backticked command. A word that names no document raises
-// nothing, so `in place` or `with care` cost nothing.
+// a program is the subject of (not after an article or a participle: `a compressed file isn't`
+// is a noun's), and a backticked command. A word that names no document raises nothing, so `in
+// place` or `with care` cost nothing.
 // Not a flag's letters (`the -z flag`), a path's or a file name's part.
 const MENTION_NAME = "(?<![-\\w./'])([A-Za-z][\\w+-]{0,63})";
 const MENTIONS: readonly RegExp[] = [
@@ -374,8 +375,8 @@ function mentionedPrograms(line: string): string[] {
       if (PLACEHOLDERS.has(m[1]!) || subs.has(name)) continue;
       if (!NOT_MENTIONS.has(name) && !out.includes(name)) out.push(name);
     }
-  // Its programs as a command line names them (`ip route get` names ip-route, then ip); a
-  // wrapper alone (`sudo -E`) names itself.
+  // A backticked command names its programs as a command line does (`ip route get` names
+  // ip-route, then ip); a wrapper alone (`sudo -E`) names itself.
   for (const m of line.matchAll(BACKTICKED)) {
     const names = commandPrograms(m[1]! + m[2]!);
     for (const name of names.length > 0 ? names : [m[1]!.toLowerCase()])
