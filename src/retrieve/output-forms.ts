@@ -342,6 +342,12 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // apt-cache policy's record of a package.
   [/^\s*(?:Installed: (?:\(none\)|\S+)$|Candidate: \S+$|Version table:$)/, ['apt-cache', 'apt']],
   [/^\S+:\d+ - (?:no response|accepting connections|rejecting connections|no attempt)$/, 'pg_isready'],
+  // less names the file it cannot show and nothing else; crontab (given a file) and ssh-keygen
+  // (-f) word a missing file the same way.
+  [/^\S+ is a directory$/, 'less'],
+  [/^\S*[/.]\S*: No such file or directory$/, ['less', 'crontab', 'ssh-keygen']],
+  // The openssl tool's answer to a command it does not have.
+  [/^Invalid command '.*'; type "help" for a list\.$/, 'openssl'],
   // coreutils' -v reports: cp's (install's and ln's too) `'a' -> 'b'`, mv's `renamed`, rm's
   // `removed`, chmod's and chown's changes.
   [/^'[^']+' -> '[^']+'$/, ['cp', 'install', 'ln']],

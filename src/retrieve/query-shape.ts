@@ -702,6 +702,9 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // Scripts in a bin directory that a stack frame shows: the program the user ran, which leads its
   // interpreter however many lines the interpreter's own forms name.
   const frames = new Set<string>();
+  // Shells whose own error at a script's line the selection shows: the failure is theirs, and
+  // they lead every command the trace above it ran.
+  const failedShells = new Set<string>();
   // Each command or trace line's programs, and whether an error or a warning followed it.
   const runs: { programs: readonly string[]; weight: number; failed: boolean }[] = [];
   // The programs of the last command line: the error and warning lines below it are theirs too,
@@ -837,7 +840,17 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     const said = command || shown.ran ? '' : (OUTPUT_PROGRAM.exec(line)?.[1] ?? '');
     const wrapperSaid = said !== '' && wrappedBy.includes(said) && !ran.includes(said);
     const diagnostic = said !== '' && (ran.includes(said) || wrapperSaid);
-    const priority: Priority = command ? 4 : diagnostic ? (Math.max(2, rank(line)) as Priority) : rank(line);
+    // The shell's own error at a line of the script it runs (`./release.sh: line 16: X: unbound
+    // variable`) is a failure whatever its words, and the shell's: the commands it traced are
+    // context.
+    const scriptFailed = !command && !shown.ran && SCRIPT_ERROR.test(line);
+    const priority: Priority = command
+      ? 4
+      : scriptFailed
+        ? 3
+        : diagnostic
+          ? (Math.max(2, rank(line)) as Priority)
+          : rank(line);
     if (apps.size > 0 && !shown.ran)
       shown.programs = shown.programs.flatMap((p) => (apps.has(p) ? [`openssl-${p}`, 'openssl'] : [p]));
     const refusal = command ? null : SHELL_REFUSAL.exec(line);
@@ -849,14 +862,15 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
       credit(p, priority + 1);
     }
     if (shown.frame) frames.add(shown.frame);
+    if (scriptFailed) for (const p of shown.programs) failedShells.add(p);
     if (shown.ran) {
       ran = shown.programs;
       wrappedBy = commandWrappers(command ? line : line.replace(XTRACE, ''));
       runs.push({ programs: ran, weight: priority, failed: false });
-    } else if (refusal) {
+    } else if (refusal || scriptFailed) {
       // The shell refused the command line (`zsh:1: no matches found: *.bak`): the command never
       // ran, so it is context, and the error is the shell's.
-      if (!shown.programs.includes(refusal[1]!)) credit(refusal[1]!, priority + 1);
+      if (refusal && !shown.programs.includes(refusal[1]!)) credit(refusal[1]!, priority + 1);
       const last = runs.at(-1);
       if (last && last.programs === ran && !last.failed) {
         for (const p of ran) credit(p, -last.weight);
@@ -897,10 +911,11 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
   // ssh speaks for the program that ran it (scp, rsync, git): its refusal comes first, then the
   // program's own verdict (`scp: Connection closed`), which leads unless the user ran ssh.
   if (programs.size > 1 && programs.has('ssh') && !lastRun.has('ssh')) programs.set('ssh', 0);
-  if (frames.size > 0) {
-    const top = Math.max(...programs.values());
-    for (const f of frames) programs.set(f, top + 1);
-  }
+  for (const lead of [failedShells, frames])
+    if (lead.size > 0) {
+      const top = Math.max(...programs.values());
+      for (const p of lead) programs.set(p, top + 1);
+    }
   const chosen = withinBudget(kept, budget, dropped);
   // Programs named in prose count only when nothing else in the selection names one, and only on
   // the lines the query keeps (the budget bounds the cost of reading them).

@@ -1037,3 +1037,26 @@ test('git’s remotes, tags and detached HEAD, ssh-keygen’s fingerprints and x
   t.is(verdict, 'Certificate will expire');
   t.deepEqual(shapeQuery(verdict).programs, ['openssl-x509', 'openssl']);
 });
+
+test('less’s bare refusals, openssl’s unknown command, and a shell’s error at a script’s line after its trace', async (t) => {
+  const dir = await scratch();
+  const directory = run('less', [dir]);
+  t.is(directory, `${dir} is a directory`);
+  t.deepEqual(shapeQuery(directory).programs, ['less']);
+  // less, crontab and ssh-keygen word a missing file alike, without their names.
+  const missing = run('less', [join(dir, 'error.log')]);
+  t.is(missing, `${join(dir, 'error.log')}: No such file or directory`);
+  t.deepEqual(shapeQuery(missing).programs, ['less', 'crontab', 'ssh-keygen']);
+  t.is(run('crontab', [join(dir, 'jobs.cron')]), `${join(dir, 'jobs.cron')}: No such file or directory`);
+  const unknown = run('openssl', ['x509req']);
+  t.is(unknown, `Invalid command 'x509req'; type "help" for a list.`);
+  t.is(shapeQuery(unknown).programs[0], 'openssl');
+  // set -u stops the script: the error is bash's, and the commands it traced before are context.
+  await writeFile(
+    join(dir, 'release.sh'),
+    '#!/bin/bash\nset -euo pipefail\nfor f in a b c; do touch "$f"; done\nls >/dev/null\necho "to $DEST"\n',
+  );
+  const trace = run('bash', ['-x', './release.sh'], { cwd: dir });
+  t.regex(trace, /\n\+ touch a\n(?:.*\n)*\+ ls\n\.\/release\.sh: line 5: DEST: unbound variable$/);
+  t.is(shapeQuery(trace).programs[0], 'bash', trace);
+});
