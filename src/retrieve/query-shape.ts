@@ -485,7 +485,8 @@ function commandWrappers(line: string): string[] {
  * it reads as a command on its own (the whole selection, or a command output suggests on an
  * indented line); `stamped` is the line before its timestamps, hex numbers and long numbers were
  * dropped; `indented` when it is indented output, which has no `prog:` of its own; `untraced`
- * when it cannot be a shell trace. `ran` when the line runs its programs (a command or a trace).
+ * when it cannot be a shell trace. `ran` when the line runs its programs (a command or a trace);
+ * `shell` when it is that shell's own error at a line of the script it runs.
  */
 function linePrograms(
   line: string,
@@ -494,19 +495,20 @@ function linePrograms(
   stamped: string,
   indented: boolean,
   untraced: boolean,
-): { programs: string[]; ran: boolean; frame?: string } {
+): { programs: string[]; ran: boolean; frame?: string; shell?: string } {
   if (command) return { programs: commandPrograms(line), ran: true };
   const signatures = signaturePrograms(stamped);
   // diff -u's `+++ b.txt<TAB>time` is no shell trace of `b.txt`.
   const trace = untraced || signatures.length > 0 ? null : XTRACE.exec(line);
   if (trace) return { programs: commandPrograms(line.slice(trace[0].length)), ran: true };
   const frame = scriptProgram(stamped);
-  return { programs: outputPrograms(line, lone, indented, signatures, frame), ran: false, frame };
+  return { ...outputPrograms(line, lone, indented, signatures, frame), ran: false, frame };
 }
 
 /**
  * The program names an output line shows, with those its output forms (`signatures`) name, after
- * the script whose frame it shows (`frame`: the script is the program, its interpreter follows).
+ * the script whose frame it shows (`frame`: the script is the program, its interpreter follows);
+ * `shell` when the line is a shell's error at a line of its script.
  */
 function outputPrograms(
   line: string,
@@ -514,14 +516,15 @@ function outputPrograms(
   indented: boolean,
   signatures: readonly string[],
   frame: string | undefined,
-): string[] {
+): { programs: string[]; shell?: string } {
   const out: string[] = frame ? [frame] : [];
   // An opening that is one program's is read first: jq's `parse error: ` is no `prog: `.
   const opening = openingPrograms(line);
   const script = indented || opening.length > 0 ? null : SCRIPT_ERROR.exec(line);
+  const shell = script ? (script[1] ? 'bash' : 'sh') : undefined;
   const prog = indented || opening.length > 0 ? undefined : OUTPUT_PROGRAM.exec(line)?.[1];
   if (opening.length > 0) out.push(...opening);
-  else if (script) out.push(script[1] ? 'bash' : 'sh');
+  else if (shell) out.push(shell);
   else if (prog && !LABELS.has(prog)) {
     const command = SHELL_COMMAND_ERROR.exec(line)?.[1];
     if (command && !LABELS.has(command)) out.push(command);
@@ -536,8 +539,8 @@ function outputPrograms(
   for (const m of line.matchAll(HINT)) out.push(m[1]!.toLowerCase());
   if (ARTICLE.test(line)) for (const m of line.matchAll(NOT_FORMAT)) out.push(m[1]!.toLowerCase());
   out.push(...signatures);
-  if (out.length === 0 && lone) return commandPrograms(line);
-  return [...new Set(out)];
+  if (out.length === 0 && lone) return { programs: commandPrograms(line) };
+  return { programs: [...new Set(out)], shell };
 }
 
 // --- which lines matter ----------------------------------------------------------------------
@@ -843,14 +846,8 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     // The shell's own error at a line of the script it runs (`./release.sh: line 16: X: unbound
     // variable`) is a failure whatever its words, and the shell's: the commands it traced are
     // context.
-    const scriptFailed = !command && !shown.ran && SCRIPT_ERROR.test(line);
-    const priority: Priority = command
-      ? 4
-      : scriptFailed
-        ? 3
-        : diagnostic
-          ? (Math.max(2, rank(line)) as Priority)
-          : rank(line);
+    const floor = shown.shell ? 3 : diagnostic ? 2 : 0;
+    const priority: Priority = command ? 4 : (Math.max(floor, rank(line)) as Priority);
     if (apps.size > 0 && !shown.ran)
       shown.programs = shown.programs.flatMap((p) => (apps.has(p) ? [`openssl-${p}`, 'openssl'] : [p]));
     const refusal = command ? null : SHELL_REFUSAL.exec(line);
@@ -862,14 +859,14 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
       credit(p, priority + 1);
     }
     if (shown.frame) frames.add(shown.frame);
-    if (scriptFailed) for (const p of shown.programs) failedShells.add(p);
+    if (shown.shell) failedShells.add(shown.shell);
     if (shown.ran) {
       ran = shown.programs;
       wrappedBy = commandWrappers(command ? line : line.replace(XTRACE, ''));
       runs.push({ programs: ran, weight: priority, failed: false });
-    } else if (refusal || scriptFailed) {
-      // The shell refused the command line (`zsh:1: no matches found: *.bak`): the command never
-      // ran, so it is context, and the error is the shell's.
+    } else if (refusal || shown.shell) {
+      // The shell refused the command line (`zsh:1: no matches found: *.bak`), or stopped the
+      // script at a line of its own: the last command is context, and the error is the shell's.
       if (refusal && !shown.programs.includes(refusal[1]!)) credit(refusal[1]!, priority + 1);
       const last = runs.at(-1);
       if (last && last.programs === ran && !last.failed) {

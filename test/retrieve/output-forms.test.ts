@@ -16,6 +16,12 @@ test.after.always(() => dirs.removeAll());
 const scratch = () => dirs.make();
 const run = runProgram;
 
+/** Runs `cmd` as an unprivileged user: as nobody (util-linux's setpriv) where the suite runs as root. */
+const runUnprivileged = (cmd: string, args: string[]) =>
+  process.getuid?.() === 0
+    ? run('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', cmd, ...args])
+    : run(cmd, args);
+
 const line = (out: string, re: RegExp) => {
   const found = out.split('\n').find((l) => re.test(l));
   if (found === undefined) throw new Error(`no line matches ${re} in:\n${out}`);
@@ -870,11 +876,8 @@ test('git clean’s dry run, journalctl’s log level, crontab’s -u, wipefs’
   const level = run('journalctl', ['-p', 'warnings']);
   t.is(level, 'Unknown log level warnings');
   t.deepEqual(shapeQuery(level).programs, ['journalctl']);
-  // Another user's crontab is root's to read: run as nobody where the suite runs as root.
-  const asNobody = process.getuid?.() === 0 ? ['--reuid=65534', '--regid=65534', '--clear-groups'] : null;
-  const crontab = asNobody
-    ? run('setpriv', [...asNobody, 'crontab', '-u', 'root', '-l'])
-    : run('crontab', ['-u', 'root', '-l']);
+  // Another user's crontab is root's to read.
+  const crontab = runUnprivileged('crontab', ['-u', 'root', '-l']);
   t.is(crontab, 'must be privileged to use -u');
   t.deepEqual(shapeQuery(crontab).programs, ['crontab']);
   const image = join(await scratch(), 'data.img');
@@ -920,10 +923,8 @@ test('coreutils’ -v reports and the tables of findmnt, lsblk and ss name their
 });
 
 test('iproute2, procps, psmisc, shadow, systemd and PostgreSQL’s client: refusals and reports without a name', async (t) => {
-  // Another user may not change a link; where the suite runs as root, nobody asks.
-  const asNobody = process.getuid?.() === 0 ? ['--reuid=65534', '--regid=65534', '--clear-groups'] : null;
-  const setMtu = ['link', 'set', 'lo', 'mtu', '65536'];
-  const refused = asNobody ? run('setpriv', [...asNobody, 'ip', ...setMtu]) : run('ip', setMtu);
+  // Only a privileged user may change a link.
+  const refused = runUnprivileged('ip', ['link', 'set', 'lo', 'mtu', '65536']);
   t.is(refused, 'RTNETLINK answers: Operation not permitted');
   t.deepEqual(shapeQuery(refused).programs, ['ip', 'tc']);
   const routes = run('ip', ['route', 'show', 'table', 'local']);
