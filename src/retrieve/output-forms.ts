@@ -170,7 +170,14 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^\S+:\d+: (?:trailing whitespace|space before tab in indent|indent with non-tab characters|new blank line at EOF)\.$/,
     ['git', 'git-diff'],
   ],
-  [/^No stash entries found\.$|^fatal: log for 'stash' only has \d+ entries$/, ['git', 'git-stash']],
+  [
+    /^(?:No stash entries found\.|No local changes to save|fatal: log for 'stash' only has \d+ entries|error: stash@\{\d+\} is not a valid reference)$/,
+    ['git', 'git-stash'],
+  ],
+  [/^Aborting commit due to empty commit message\.$/, ['git', 'git-commit']],
+  [/^error: could not lock config file /, ['git', 'git-config']],
+  // diff --no-index's refusal of a path it cannot read.
+  [/^error: Could not access '/, ['git', 'git-diff']],
   // git: its `fatal: ` and `hint: ` (other programs put their name first:
   // `postfix/smtpd[7]: fatal: …`), its refusal to merge a name it cannot resolve, and the status,
   // progress and advice lines of its porcelain.
@@ -267,6 +274,8 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     ),
     ['gcc', 'cc', 'c99'],
   ],
+  // GNU make's warning about a target with two recipes, at the makefile's lines.
+  [/^\S+:\d+: warning: (?:overriding|ignoring old) recipe for target '/, 'make'],
   [/^(?:No manual entry for \S|What manual page do you want\?)/, 'man'],
   // Perl's own wordings where no `at FILE line N.` follows (a module loaded by `-M`).
   [
@@ -274,7 +283,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'perl',
   ],
   [
-    /^(?:Connecting to \S.*:\d+\.\.\. |Resolving \S+ \([^)]*\)\.\.\. |(?:HTTP|Proxy) request sent, awaiting response\.\.\. |ERROR \d{3}: |Saving to: |Reusing existing connection to )/,
+    /^(?:Connecting to \S.*:\d+\.\.\. |Resolving \S+ \([^)]*\)\.\.\. |(?:HTTP|Proxy) request sent, awaiting response\.\.\. |ERROR \d{3}: |Saving to: |Reusing existing connection to |\S+: Unsupported scheme [‘'"]|\S.*: Bad port number\.$)/,
     'wget',
   ],
   [/^% Total % Received % Xferd /, 'curl'],
@@ -348,6 +357,8 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^\S*[/.]\S*: No such file or directory$/, ['less', 'crontab', 'ssh-keygen']],
   // The openssl tool's answer to a command it does not have.
   [/^Invalid command '.*'; type "help" for a list\.$/, 'openssl'],
+  // enc -d's verdict on input that has no salt header (not its own output, or not decrypted by it).
+  [/^bad magic number$/, ['openssl-enc', 'openssl']],
   // coreutils' -v reports: cp's (install's and ln's too) `'a' -> 'b'`, mv's `renamed`, rm's
   // `removed`, chmod's and chown's changes.
   [/^'[^']+' -> '[^']+'$/, ['cp', 'install', 'ln']],
@@ -357,7 +368,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^(?:changed ownership|ownership|changed group|group) of '.+' (?:from|retained as) /, ['chown', 'chgrp']],
   // ssh: the server's refusal, host keys, the connection's end, and its checks of local files.
   [
-    /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|Bad port '|client_loop: send disconnect: |Received disconnect from )/,
+    /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|Bad port '|client_loop: send disconnect: |Received disconnect from |Bad (?:local|remote|dynamic) forwarding specification ')/,
     'ssh',
   ],
   // ssh's verdict on its configuration (`-o` options are its `command-line: line 0`); awk's `awk:
@@ -371,7 +382,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'ssh-add',
   ],
   [
-    /^(?:Generating public\/private \S+ key pair\.$|unknown key type \S+$|Your (?:identification|public key) has been saved in |The key fingerprint is:$|The key's randomart image is:$|Enter file in which to save the key |Enter same passphrase again: |Saving key ".*" failed: )/,
+    /^(?:Generating public\/private \S+ key pair\.$|unknown key type \S+$|Your (?:identification|public key) has been saved in |The key fingerprint is:$|The key's randomart image is:$|Enter file in which to save the key |Enter same passphrase again: |Saving key ".*" failed: |Cannot stat \S|\S+ is not a (?:public )?key file\.$)/,
     'ssh-keygen',
   ],
   [
@@ -398,15 +409,16 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^(?:Unit \S+ could not be found\.$|System has not been booted with systemd as init system \(PID 1\)\. Can't operate\.$|Failed to connect to bus: |Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Failed to (?:enable|disable|reenable|mask|unmask|preset|link|revert) units?[,:] |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → )/,
     'systemctl',
   ],
+  // journalctl's verdict on --since may end the line once shaping has dropped the date it quotes.
   [
-    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp: |--since= must be before --until=\.$|Unknown output format '|Unknown log level \S)/,
+    /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp:(?: |$)|--since= must be before --until=\.$|Unknown output format '|Unknown log level \S)/,
     'journalctl',
   ],
   [/^(?:no crontab for \S+$|crontab: installing new crontab$|must be privileged to use -u$)/, 'crontab'],
   [/^Failed to parse calendar specification '/, 'systemd-analyze'],
   // git's refusals about a remote or a tag (git first, as for its other messages), and the
   // listings of git remote show and of git branch on a detached HEAD.
-  [/^error: (?:remote \S+ already exists\.$|No such remote: ')/, ['git', 'git-remote']],
+  [/^error: (?:remote \S+ already exists\.$|No such remote:? ')/, ['git', 'git-remote']],
   [/^error: tag '.*' not found\.$/, ['git', 'git-tag']],
   [/^\* remote \S+$|^\s*(?:Fetch|Push) +URL: /, ['git-remote', 'git']],
   // (Openings are read after hex is dropped: `at 1a2b3c4` is `at `.)

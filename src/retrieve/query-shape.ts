@@ -163,8 +163,9 @@ const BYTE_TAIL = /^\s*[0-9a-f]{2}(?::[0-9a-f]{2}){0,3}:?\s*$/i;
 const DIGIT = /\d/;
 const HEX_LETTER = /[a-f]/i;
 const isHex = (m: string) => m[1] === 'x' || m[1] === 'X' || (DIGIT.test(m) && HEX_LETTER.test(m));
-// Not a part of a word, version (`1.2.12345`) or decimal; `-` may touch it (`00400000-00401000`).
-const LONG_NUMBER = /(?<![\w.])\d{5,}(?!\w|\.\d)/g;
+// Not a part of a word, version (`1.2.12345`) or decimal; `-` may touch it (`00400000-00401000`),
+// but not after a letter: `tmux-65534` is one name (a path's part), which dropping would split.
+const LONG_NUMBER = /(?<![\w.]|[A-Za-z]-)\d{5,}(?!\w|\.\d)/g;
 // The pid of a `prog[123]:` line, however short: `sshd[812]: …` → `sshd: …`.
 const PID = /(?<=\w)\[\d+\](?=:)/g;
 // `12:` but not a clock time `12:03`.
@@ -251,14 +252,15 @@ const XTRACE = /^\++ (?=\S)/;
 // `+`, `-` and context lines below it are the diff's.
 const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
 // A lone line that reads as a command: a lowercase command word, then a flag, a quote, a pipe or
-// an assignment within its first four arguments, or (three arguments at most) a path or file name
-// right after it (`cat .env.production`); not a question (`?` at the end), and no `word: ` right
+// an assignment within its first four arguments, or (four arguments at most) a path, a file name
+// or a `user@host` right after it or after one plain word (`cat .env.production`, `chmod 600
+// ~/.ssh/authorized_keys`, `tar xf site.tar`); not a question (`?` at the end), and no `word: ` right
 // after the command word (that is output). A lowercase question that starts with a program's name
 // (`make tar skip existing files with --skip-old-files`) has its flag too late to count. A `+`
 // flag counts as one (`chattr +i`, `set +e`). sudo or doas followed by a word is always a command
 // (`sudo mount /dev/sdb1 /mnt`, `sudo systemctl restart nginx`): the word they run is the program.
 const COMMAND_LIKE =
-  /^(?!.*\?\s*$)(?:(?:sudo|doas)\s+(?:-\S+\s+)*[a-z]|[a-z][\w.+-]*(?:(?:\s+\S+){0,3}?\s+(?:(?:--?|\+)[A-Za-z]|['"]|\||&&|\w+=)|\s+\S*[./]\S*(?:\s+\S+){0,2}$))/;
+  /^(?!.*\?\s*$)(?:(?:sudo|doas)\s+(?:-\S+\s+)*[a-z]|[a-z][\w.+-]*(?:(?:\s+\S+){0,3}?\s+(?:(?:--?|\+)[A-Za-z]|['"]|\||&&|\w+=)|(?:\s+[^\s./@]+)?\s+\S*[./@]\S*(?:\s+\S+){0,2}$))/;
 
 // A program named in prose: a question or a goal line names the program it is about (`how to
 // exclude a directory when using find`, `make xz use all CPU cores`, `reattach to my tmux session`).

@@ -1061,3 +1061,94 @@ test('less’s bare refusals, openssl’s unknown command, and a shell’s error
   t.regex(trace, /\n\+ touch a\n(?:.*\n)*\+ ls\n\.\/release\.sh: line 5: DEST: unbound variable$/);
   t.is(shapeQuery(trace).programs[0], 'bash', trace);
 });
+
+test('ssh-keygen’s missing known_hosts, wget’s unsupported scheme and journalctl’s bad --since date: their output names them', async (t) => {
+  const dir = await scratch();
+  const hosts = join(dir, 'known_hosts');
+  const stat = run('ssh-keygen', ['-f', hosts, '-R', '127.0.0.1']);
+  // ssh's log ends its lines with `\r\n`, as a terminal in raw mode needs.
+  t.is(stat, `Cannot stat ${hosts}: No such file or directory\r`);
+  t.is(shapeQuery(stat).programs[0], 'ssh-keygen');
+  const scheme = run('wget', [`file://${join(dir, 'nginx.conf')}`]);
+  // Quoted as the locale quotes: 'file' in C, ‘file’ in UTF-8.
+  t.is(scheme, `file://${join(dir, 'nginx.conf')}: Unsupported scheme 'file'.`);
+  t.deepEqual(shapeQuery(scheme.replace(/'file'/, '‘file’')).programs, ['wget']);
+  t.deepEqual(shapeQuery(scheme).programs, ['wget']);
+  // Shaping drops the date journalctl quotes, which leaves its words at the line's end.
+  const since = run('journalctl', ['--since', '2024-05-06 25:00', '-n', '1']);
+  t.is(since, 'Failed to parse timestamp: 2024-05-06 25:00');
+  t.is(shapeQuery(since).query, 'Failed to parse timestamp:');
+  t.deepEqual(shapeQuery(since).programs, ['journalctl']);
+  // A word that ends a line with a colon names nobody: `Error:` alone is no form.
+  t.deepEqual(shapeQuery('Failed to parse:').programs, []);
+});
+
+test('git’s empty message, stash, remote, lock and --no-index refusals; ssh’s forwarding, ssh-keygen’s non-key, wget’s port, enc’s input and make’s recipes', async (t) => {
+  const repo = await scratch();
+  const git = (...args: string[]) =>
+    run('git', ['-c', 'user.name=K', '-c', 'user.email=k@example.org', ...args], { cwd: repo });
+  git('init', '-q');
+  await writeFile(join(repo, 'notes.txt'), 'one\n');
+  git('add', 'notes.txt');
+  git('commit', '-q', '-m', 'one');
+  await writeFile(join(repo, 'notes.txt'), 'two\n');
+  const cases: Array<[string, string[], string[]]> = [
+    [git('commit', '-am', ''), ['Aborting commit due to empty commit message.'], ['git', 'git-commit']],
+    [git('stash', 'apply', 'stash@{2}'), ['error: stash@{2} is not a valid reference'], ['git', 'git-stash']],
+    [
+      git('remote', 'set-url', 'upstream', '../x.git'),
+      ["error: No such remote 'upstream'"],
+      ['git', 'git-remote'],
+    ],
+    [git('diff', '--no-index', 'a.txt', 'b.txt'), ["error: Could not access 'a.txt'"], ['git', 'git-diff']],
+  ];
+  git('checkout', '-q', 'notes.txt');
+  cases.push([git('stash'), ['No local changes to save'], ['git', 'git-stash']]);
+  // A config file git cannot lock: its lock file is there already.
+  await writeFile(join(repo, '.git', 'config.lock'), '');
+  const locked = git('config', 'core.editor', 'vim');
+  t.regex(locked, /^error: could not lock config file \.git\/config: File exists$/);
+  t.deepEqual(shapeQuery(locked).programs, ['git', 'git-config']);
+  for (const [out, lines, programs] of cases) {
+    t.deepEqual(out.split('\n'), lines);
+    t.deepEqual(shapeQuery(out).programs, programs, out);
+  }
+  // ssh refuses a -L it cannot parse before it connects anywhere.
+  const forward = run('ssh', ['-F', '/dev/null', '-N', '-L', '5432:localhost', 'deploy@127.0.0.1'], {
+    input: '',
+  });
+  t.is(forward, "Bad local forwarding specification '5432:localhost'");
+  t.deepEqual(shapeQuery(forward).programs, ['ssh']);
+  await writeFile(join(repo, 'notes.md'), '# notes\n');
+  const notKey = run('ssh-keygen', ['-l', '-f', join(repo, 'notes.md')]);
+  t.is(notKey, `${join(repo, 'notes.md')} is not a public key file.\r`);
+  t.deepEqual(shapeQuery(notKey).programs, ['ssh-keygen']);
+  // wget refuses a port past 65535 before it resolves or connects.
+  const port = run('wget', ['http://127.0.0.1:99999/atlas.tar.gz']);
+  t.is(port, 'http://127.0.0.1:99999/atlas.tar.gz: Bad port number.');
+  t.deepEqual(shapeQuery(port).programs, ['wget']);
+  await writeFile(join(repo, 'secret.enc'), 'plain text, never encrypted\n');
+  const magic = run('openssl', [
+    'enc',
+    '-d',
+    '-aes-256-cbc',
+    '-pbkdf2',
+    '-in',
+    join(repo, 'secret.enc'),
+    '-pass',
+    'pass:x',
+  ]);
+  t.is(magic.split('\n')[0], 'bad magic number');
+  t.deepEqual(shapeQuery(magic).programs.slice(0, 2), ['openssl-enc', 'openssl']);
+  await writeFile(join(repo, 'Makefile'), 'clean:\n\trm -f a.o\nclean:\n\trm -f b.o\n');
+  const recipes = run('make', ['-n', 'clean'], { cwd: repo });
+  t.is(
+    recipes,
+    "rm -f b.o\nMakefile:4: warning: overriding recipe for target 'clean'\nMakefile:2: warning: ignoring old recipe for target 'clean'",
+  );
+  t.is(shapeQuery(recipes).programs[0], 'make');
+  // A tmux socket path keeps its uid: a long number after a name's hyphen is part of it.
+  const socket = 'error connecting to /tmp/tmux-65534/default (No such file or directory)';
+  t.is(shapeQuery(socket).query, socket);
+  t.deepEqual(shapeQuery(socket).programs, ['tmux']);
+});

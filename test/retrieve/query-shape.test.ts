@@ -431,6 +431,14 @@ test('programs: the command words and the `prog:` of real output, leading progra
   // A lone line that reads as a command (a flag, a quote, a path among its arguments).
   t.deepEqual(shapeQuery("awk -F: '$3 >= 1000 {print $1}' /etc/passwd").programs, ['awk']);
   t.deepEqual(shapeQuery('rsync -avz --delete src/ host:dst/').programs, ['rsync']);
+  // One plain word may come before the path: a mode, an owner, a verb of tar's.
+  t.deepEqual(shapeQuery('chmod 600 ~/.ssh/authorized_keys').programs, ['chmod']);
+  t.deepEqual(shapeQuery('chown www-data:www-data /var/www').programs, ['chown']);
+  t.deepEqual(shapeQuery('tar xf site.tar').programs, ['tar']);
+  t.deepEqual(shapeQuery('ssh deploy@10.0.0.5').programs, ['ssh']);
+  // Two words before a path are prose (`files in /etc`), and a bare number is no path.
+  t.deepEqual(shapeQuery('list files in /etc').programs, []);
+  t.deepEqual(shapeQuery('last 10 logins').programs, []);
   // A `+` flag is a flag, and sudo or doas before a word makes a command of the line.
   t.deepEqual(shapeQuery('sudo chattr +i /etc/resolv.conf').programs, ['chattr']);
   t.deepEqual(shapeQuery('sudo mount /dev/sdb1 /mnt').programs, ['mount']);
