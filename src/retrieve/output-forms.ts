@@ -333,6 +333,22 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^\S+ (?:UNKNOWN|UP|DOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT) (?:(?:[0-9a-f]{2}:){5}[0-9a-f]{2} )?<[A-Z_,-]+>$/,
     ['ip-link', 'ip'],
   ],
+  // ip address's record of an interface (ip link's first line is the same), its addresses and
+  // their lifetimes; a line's leading `1: ` has gone as a gutter by then.
+  [/^\S+: <[A-Z0-9_,-]*> mtu (?:\d+ )?qdisc /, ['ip-address', 'ip-link', 'ip']],
+  [
+    /^(?:inet6? \S+\/\d+ (?:peer \S+ )?(?:brd \S+ )?scope (?:global|host|link|site|nowhere)\b|valid_lft (?:forever|\d+sec) preferred_lft )/,
+    ['ip-address', 'ip'],
+  ],
+  [/^link\/(?:ether|loopback|none|ipip|sit|gre|tunnel6|void|ieee802\.11)\b/, ['ip-address', 'ip-link', 'ip']],
+  // uname -a's line, id's, a line of mount's table, and env's listing by the variables every
+  // login has (env sets `_` to its own path).
+  [/^Linux \S+ \d+\.\d+\S* #\d+ .*\bGNU\/Linux$/, 'uname'],
+  [/^uid=\d+\([^)]*\) gid=\d+\(/, 'id'],
+  [/^\S+ on \/\S* type \S+ \(/, 'mount'],
+  [/^(?:_=\S*\/(?:env|printenv)|(?:HOME|LOGNAME|OLDPWD|PWD|SHELL|SHLVL|USER)=\S*)$/, ['env', 'printenv']],
+  // openssl verify's verdict on a chain.
+  [/^error \d+ at \d+ depth lookup: |^error \S+: verification failed$/, ['openssl-verify', 'openssl']],
   // procps', util-linux's and shadow's reports by their layout: w's header and the uptime line
   // above it, vmstat -s's counters (their long numbers dropped by then), lsmem's table, last's
   // trailer, chage -l's fields.

@@ -1152,3 +1152,47 @@ test('git’s empty message, stash, remote, lock and --no-index refusals; ssh’
   t.is(shapeQuery(socket).query, socket);
   t.deepEqual(shapeQuery(socket).programs, ['tmux']);
 });
+
+test('ordinary output without a name: uname -a, id, mount’s table, ip address, env and openssl verify', async (t) => {
+  const uname = run('uname', ['-a']);
+  t.regex(uname, /^Linux \S+ .* GNU\/Linux$/);
+  t.deepEqual(shapeQuery(uname).programs, ['uname']);
+  const id = run('id', []);
+  t.regex(id, /^uid=\d+\(\w+\) gid=\d+\(\w+\) groups=/);
+  t.deepEqual(shapeQuery(id).programs, ['id']);
+  const mounts = run('mount', []).split('\n').slice(0, 4).join('\n');
+  t.regex(mounts, /^\S+ on \/\S* type \S+ \(/);
+  t.deepEqual(shapeQuery(mounts).programs, ['mount']);
+  // lo's record: its `1: ` goes as a gutter, its names (`lo:`) are no programs.
+  const lo = run('ip', ['address', 'show', 'lo']);
+  t.regex(
+    lo,
+    /^1: lo: <LOOPBACK[^>]*> mtu 65536 qdisc \S+ .*\n +link\/loopback .*\n +inet 127\.0\.0\.1\/8 scope host lo\n/,
+  );
+  t.deepEqual(shapeQuery(lo).programs, ['ip-address', 'ip-link', 'ip']);
+  const env = run('env', ['-i', 'HOME=/home/dana', 'USER=dana', 'SHELL=/bin/bash', 'LANG=C.UTF-8', 'env']);
+  t.is(env, 'HOME=/home/dana\nUSER=dana\nSHELL=/bin/bash\nLANG=C.UTF-8');
+  t.deepEqual(shapeQuery(env).programs, ['env', 'printenv']);
+  // A line that sets one variable in a script is no listing of them.
+  t.deepEqual(shapeQuery('LANG=C.UTF-8\nexport LANG').programs, []);
+  const dir = await scratch();
+  const cert = join(dir, 'dev.crt');
+  run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    join(dir, 'dev.key'),
+    '-subj',
+    '/CN=invoicer.local',
+    '-days',
+    '1',
+    '-out',
+    cert,
+  ]);
+  const verify = run('openssl', ['verify', cert]);
+  t.regex(verify, /^error 18 at 0 depth lookup: self-signed certificate$/m);
+  t.deepEqual(shapeQuery(verify).programs, ['openssl-verify', 'openssl']);
+});
