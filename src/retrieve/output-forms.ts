@@ -175,6 +175,38 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     ['git', 'git-stash'],
   ],
   [/^Aborting commit due to empty commit message\.$/, ['git', 'git-commit']],
+  // git's refusals and advice that name no command, and the lines its transport relays
+  // (`remote: …`) or writes (`To <url>`, `warning: redirecting to …`).
+  [
+    /^(?:(?:\*\*\* )?Please tell me who you are\.$|warning: (?:in the working copy of '.*', )?C?R?LF will be replaced by C?R?LF\b)/,
+    ['git', 'git-config'],
+  ],
+  [
+    /^(?:error: you need to resolve your current index first$|\S+: needs merge$|error: (?:Pulling|Committing|Merging|Reverting|Cherry-picking) is not possible because you have unmerged files\.$|Your branch and '\S+' have diverged,$|error: insufficient permission for adding an object to repository database |error: RPC failed; |Unlink of file '.*' failed\. Should I try again\? \(y\/n\)|error: cannot lock ref '|warning: refname '.*' is ambiguous\.$|remote: \S|To (?:\S+:\S*|\S*\.git)$|warning: redirecting to https?:\/\/)/,
+    'git',
+  ],
+  [
+    /^error: no cherry-pick or revert in progress$|^error: commit \S+ is a merge but no -m option was given\.$/,
+    ['git', 'git-cherry-pick', 'git-revert'],
+  ],
+  [
+    /^(?:There is no tracking information for the current branch\.$|Please specify which branch you want to (?:merge with|rebase against)\.$)/,
+    ['git', 'git-pull'],
+  ],
+  [
+    /^Either specify the URL from the command-line or configure a remote repository using$/,
+    ['git', 'git-push'],
+  ],
+  [/^warning: adding embedded git repository: /, ['git', 'git-add']],
+  [/^error: can't open patch '/, ['git', 'git-apply']],
+  [
+    /^(?:However, there were unannotated tags: try --tags\.|fatal: No names found, cannot describe anything\.)$/,
+    ['git', 'git-describe'],
+  ],
+  [
+    /^Preparing worktree \((?:checking out|new branch|detached HEAD|resetting branch) /,
+    ['git-worktree', 'git'],
+  ],
   [/^error: could not lock config file /, ['git', 'git-config']],
   // diff --no-index's refusal of a path it cannot read.
   [/^error: Could not access '/, ['git', 'git-diff']],

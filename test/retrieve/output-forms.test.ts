@@ -1196,3 +1196,80 @@ test('ordinary output without a name: uname -a, id, mount’s table, ip address,
   t.regex(verify, /^error 18 at 0 depth lookup: self-signed certificate$/m);
   t.deepEqual(shapeQuery(verify).programs, ['openssl-verify', 'openssl']);
 });
+
+test('git: refusals and advice without a command’s name, and the lines its transport writes', async (t) => {
+  const { dir, env, repo, git, commit } = await scratchRepo();
+  await commit('a.txt', 'one\n', 'one');
+  const bare = join(dir, 'origin.git');
+  run('git', ['init', '-q', '--bare', bare], { env });
+  git('remote', 'add', 'origin', bare);
+  git('push', '-q', 'origin', 'main');
+  git('switch', '-q', '-c', 'topic');
+  await commit('a.txt', 'topic\n', 'topic');
+  git('switch', '-q', 'main');
+  await commit('a.txt', 'main\n', 'main');
+  const pushed = git('push', 'origin', 'main');
+  t.regex(pushed, /^To .*origin\.git\n {3}\S+\.\.\S+ +main -> main$/);
+  t.is(shapeQuery(pushed).programs[0], 'git');
+  const noDescribe = git('describe');
+  const noPatch = git('apply', 'fix.patch');
+  const worktree = git('worktree', 'add', join(dir, 'wt'), 'topic');
+  git('merge', 'topic');
+  const cases: Array<[string, RegExp, string[]]> = [
+    [noDescribe, /^fatal: No names found, cannot describe anything\.$/, ['git', 'git-describe']],
+    [noPatch, /^error: can't open patch 'fix\.patch': No such file or directory$/, ['git', 'git-apply']],
+    // Its `HEAD is now at …` line is git's own, which leads the worktree's page.
+    [worktree, /^Preparing worktree \(checking out 'topic'\)$/m, ['git', 'git-worktree']],
+    [git('stash'), /^a\.txt: needs merge$/m, ['git']],
+    [
+      git('cherry-pick', '--continue'),
+      /^error: no cherry-pick or revert in progress$/m,
+      ['git', 'git-cherry-pick', 'git-revert'],
+    ],
+  ];
+  git('merge', '--abort');
+  await writeFile(join(repo, 'crlf.txt'), 'a\r\nb\r\n');
+  cases.push([
+    git('-c', 'core.autocrlf=input', 'add', 'crlf.txt'),
+    /^warning: in the working copy of 'crlf\.txt', CRLF will be replaced by LF the next time Git touches it$/,
+    ['git', 'git-config'],
+  ]);
+  const nested = join(repo, 'vendor', 'lib');
+  run('git', ['init', '-q', nested], { env });
+  run(
+    'git',
+    [
+      '-C',
+      nested,
+      '-c',
+      'user.name=k',
+      '-c',
+      'user.email=k@example.org',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'x',
+    ],
+    { env },
+  );
+  cases.push([
+    git('add', 'vendor'),
+    /^warning: adding embedded git repository: vendor\/lib$/m,
+    ['git', 'git-add'],
+  ]);
+  git('branch', '--unset-upstream');
+  cases.push([
+    git('pull'),
+    /^There is no tracking information for the current branch\.\nPlease specify which branch you want to merge with\.$/m,
+    ['git', 'git-pull'],
+  ]);
+  for (const [out, re, programs] of cases) {
+    t.regex(out, re);
+    t.deepEqual(shapeQuery(out).programs.slice(0, programs.length), programs, out);
+  }
+  // A server's words come through git's transport as `remote: ` lines.
+  t.deepEqual(shapeQuery('remote: Repository not found.\nfatal: repository not found').programs, ['git']);
+  // `To ` before a word is English.
+  t.deepEqual(shapeQuery('To be continued').programs, []);
+});
