@@ -269,7 +269,10 @@ async function download(
     throw downloadError(err, url, signal);
   }
   // ipull resolves normally when it is closed by a cancel; the partial file stays for the next run.
-  if (signal?.aborted) throw createError('DOWNLOAD_CANCELLED');
+  if (signal?.aborted) {
+    await settledPartial(partial, total);
+    throw createError('DOWNLOAD_CANCELLED');
+  }
   const st = await fsp.stat(staged).catch(() => undefined);
   if (!st)
     throw createError('DOWNLOAD_FAILED', {
@@ -287,6 +290,30 @@ async function download(
   }
   emit(total ?? st.size, total ?? st.size);
   return resumed;
+}
+
+// ipull saves its resume state (JSON after the file's last byte) when a chunk completes, without
+// waiting for the save. A cancel that closes the file while a save or a chunk's write is in flight
+// makes it retry into a reopened file a second or two later (async-retry's first delay is 1–2 s):
+// a next run started at once found no state and fetched the whole file again. So a cancel returns
+// once the partial file holds the state, or has not changed for longer than that delay; the
+// install lock covers the late write.
+const PARTIAL_QUIET_MS = 2500;
+const PARTIAL_POLL_MS = 50;
+
+async function settledPartial(partial: string, total: number | undefined): Promise<void> {
+  let last = '';
+  let since = Date.now();
+  for (;;) {
+    const st = await fsp.stat(partial).catch(() => undefined);
+    if (st && total !== undefined && st.size > total) return;
+    const now = `${st?.size ?? -1}:${st?.mtimeMs ?? 0}`;
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since >= PARTIAL_QUIET_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, PARTIAL_POLL_MS));
+  }
 }
 
 /**
