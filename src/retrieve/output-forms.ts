@@ -237,6 +237,11 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^Traceback \(most recent call last\):$|^File "[^"]+", line \d+(?:, in |$)|^(?:ModuleNotFoundError|ImportError|IndentationError|TabError|ZeroDivisionError|KeyError|IndexError|AttributeError|UnboundLocalError|FileNotFoundError|PermissionError|ValueError|RecursionError|UnicodeDecodeError|UnicodeEncodeError|json\.decoder\.JSONDecodeError|subprocess\.CalledProcessError): /,
     'python',
   ],
+  // Python's own SyntaxError wordings (JavaScript's start with a capital: `Unexpected token`).
+  [
+    /^SyntaxError: (?:invalid syntax|unterminated (?:string|triple-quoted string) literal|expected ':'|'[([{]' was never closed|unmatched '[)\]}]'|Missing parentheses in call to |invalid character |unexpected EOF while parsing|EOL while scanning)/,
+    'python',
+  ],
   // Python's json module (`python3 -m json.tool`) says where the text stopped being JSON.
   [
     /^(?:Expecting (?:value|property name enclosed in double quotes|',' delimiter|':' delimiter)|Extra data|Unterminated string starting at|Invalid control character at): line \d+ column \d+ \(char \d+\)$/,
@@ -440,6 +445,8 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // apt and apt-get share their messages; scripts run apt-get (apt warns that its interface is
   // not stable there), so its page, which documents them, comes first.
   [/^WARNING: apt does not have a stable CLI interface/, 'apt'],
+  // dpkg's summary of the packages it failed on, under apt's run too.
+  [/^Errors were encountered while processing:$/, ['dpkg', 'apt-get', 'apt']],
   [
     /^(?:[EWN]: [A-Z]|(?:Reading package lists|Building dependency tree|Reading state information)\.\.\.|Err:\d+ |(?:Get|Hit|Ign):\d+ \S+:\/\/)/,
     ['apt-get', 'apt'],

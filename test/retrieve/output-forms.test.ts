@@ -747,6 +747,7 @@ test('interpreters, package managers and services: forms only they print', async
   t.is(shapeQuery(unit).programs[0], 'systemctl');
   const cases: Array<[string, string[]]> = [
     ['E: Unable to locate package kortty-no-such', ['apt-get', 'apt']],
+    ['Errors were encountered while processing:\n nginx-full', ['dpkg', 'apt-get', 'apt']],
     ["System has not been booted with systemd as init system (PID 1). Can't operate.", ['systemctl']],
     ['Failed to connect to bus: Host is down', ['systemctl']],
     ['alice is not in the sudoers file.  This incident will be reported.', ['sudo']],
@@ -1272,4 +1273,25 @@ test('git: refusals and advice without a command’s name, and the lines its tra
   t.deepEqual(shapeQuery('remote: Repository not found.\nfatal: repository not found').programs, ['git']);
   // `To ` before a word is English.
   t.deepEqual(shapeQuery('To be continued').programs, []);
+});
+
+test('python3: its own SyntaxError wordings name it; JavaScript’s do not', async (t) => {
+  const dir = await scratch();
+  const cases: Array<[string, string]> = [
+    ['x =', 'SyntaxError: invalid syntax'],
+    ["print('a)", 'SyntaxError: unterminated string literal (detected at line 1)'],
+    ['if x', "SyntaxError: expected ':'"],
+    ['foo(', "SyntaxError: '(' was never closed"],
+    ["print 'a'", "SyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?"],
+  ];
+  for (const [code, message] of cases) {
+    await writeFile(join(dir, 'bad.py'), `${code}\n`);
+    const out = run('python3', [join(dir, 'bad.py')]);
+    t.is(out.split('\n').at(-1), message);
+    t.is(shapeQuery(out).programs[0], 'python', out);
+    t.deepEqual(shapeQuery(message).programs, ['python']);
+  }
+  const js = run(process.execPath, ['-e', 'let x = ;']);
+  t.regex(js, /^SyntaxError: Unexpected token ';'$/m);
+  t.false(shapeQuery("SyntaxError: Unexpected token ';'").programs.includes('python'));
 });
