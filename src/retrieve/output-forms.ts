@@ -421,7 +421,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^(?:changed ownership|ownership|changed group|group) of '.+' (?:from|retained as) /, ['chown', 'chgrp']],
   // ssh: the server's refusal, host keys, the connection's end, and its checks of local files.
   [
-    /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|Bad port '|client_loop: send disconnect: |Received disconnect from |Bad (?:local|remote|dynamic) forwarding specification ')/,
+    /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|Bad port '|client_loop: send disconnect: |Received disconnect from |Bad (?:local|remote|dynamic) forwarding specification '|Warning: Identity file \S+ not accessible: |no such identity: |sign_and_send_pubkey: |channel \d+: open failed: |Warning: remote port forwarding failed for listen port |bind \[[^\]]*\]:\d+: |Could not request local forwarding\.$)/,
     'ssh',
   ],
   // ssh's verdict on its configuration (`-o` options are its `command-line: line 0`); awk's `awk:
@@ -430,6 +430,8 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^\S+: line \d+: (?:Bad configuration option|Unsupported option|keyword \S+ extra arguments at end of line|garbage at end of line|Missing argument)|^\S+: terminating, \d+ bad configuration options$/,
     'ssh',
   ],
+  // A private key ssh-keygen or ssh could not load (ssh's own banner names ssh where it ran).
+  [/^Load key "[^"]*": /, ['ssh-keygen', 'ssh']],
   [
     /^(?:Could not open a connection to your authentication agent\.$|Identity added: |Error connecting to agent: |The agent has no identities\.$|All identities removed\.$)/,
     'ssh-add',
@@ -445,6 +447,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // apt and apt-get share their messages; scripts run apt-get (apt warns that its interface is
   // not stable there), so its page, which documents them, comes first.
   [/^WARNING: apt does not have a stable CLI interface/, 'apt'],
+  [/^The following packages have unmet dependencies:$/, ['apt-get', 'apt']],
   // dpkg's summary of the packages it failed on, under apt's run too.
   [/^Errors were encountered while processing:$/, ['dpkg', 'apt-get', 'apt']],
   [
@@ -457,11 +460,11 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'pip',
   ],
   [
-    /^(?:Error response from daemon: |Cannot connect to the Docker daemon at |Unable to find image ')/,
+    /^(?:Error response from daemon: |Cannot connect to the Docker daemon at |Unable to find image '|Got permission denied while trying to connect to the Docker daemon socket at )/,
     'docker',
   ],
   [
-    /^(?:Unit \S+ could not be found\.$|System has not been booted with systemd as init system \(PID 1\)\. Can't operate\.$|Failed to connect to bus: |Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Failed to (?:enable|disable|reenable|mask|unmask|preset|link|revert) units?[,:] |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → )/,
+    /^(?:Unit \S+ could not be found\.$|System has not been booted with systemd as init system \(PID 1\)\. Can't operate\.$|Failed to connect to bus: |Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Failed to (?:enable|disable|reenable|mask|unmask|preset|link|revert) units?[,:] |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → |Failed to get unit file state for |Main PID: (?:\d+ )?\(|Process: (?:\d+ )?Exec\w+=)/,
     'systemctl',
   ],
   // journalctl's verdict on --since may end the line once shaping has dropped the date it quotes.
@@ -469,7 +472,16 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^(?:-- No entries --$|-- (?:Logs begin at|Journal begins at|Boot \S+ --)|No journal files were found\.$|Failed to parse timestamp:(?: |$)|--since= must be before --until=\.$|Unknown output format '|Unknown log level \S)/,
     'journalctl',
   ],
-  [/^(?:no crontab for \S+$|crontab: installing new crontab$|must be privileged to use -u$)/, 'crontab'],
+  [
+    /^(?:no crontab for \S+$|crontab: installing new crontab$|must be privileged to use -u$|"[^"]+":\d+: bad (?:minute|hour|day-of-month|month|day-of-week|command|time specifier|username)|errors in crontab file, can't install\.$)/,
+    'crontab',
+  ],
+  // What a unit's service manager logs about it (systemctl status shows the last lines, the journal
+  // all), also after the journal's `systemd[1]: ` (its pid gone by then).
+  [
+    /^(?:systemd: )?\S+\.(?:service|socket|timer|mount|path): (?:Main process exited, code=|Control process exited, code=|Failed with result '|Scheduled restart job, restart counter is at |Start request repeated too quickly\.|Failed to (?:execute|locate executable|set up) )/,
+    ['systemctl', 'journalctl'],
+  ],
   [/^Failed to parse calendar specification '/, 'systemd-analyze'],
   // git's refusals about a remote or a tag (git first, as for its other messages), and the
   // listings of git remote show and of git branch on a detached HEAD.

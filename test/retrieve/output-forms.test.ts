@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -748,6 +748,19 @@ test('interpreters, package managers and services: forms only they print', async
   const cases: Array<[string, string[]]> = [
     ['E: Unable to locate package kortty-no-such', ['apt-get', 'apt']],
     ['Errors were encountered while processing:\n nginx-full', ['dpkg', 'apt-get', 'apt']],
+    ['The following packages have unmet dependencies:\n nginx : Depends: libssl3', ['apt-get', 'apt']],
+    ['Failed to get unit file state for kortty.service: No such file or directory', ['systemctl']],
+    ['Main PID: 812 (code=exited, status=1/FAILURE)', ['systemctl']],
+    ['Process: 812 ExecStart=/usr/sbin/nginx -g daemon on; (code=exited, status=1/FAILURE)', ['systemctl']],
+    ['nginx.service: Main process exited, code=exited, status=1/FAILURE', ['systemctl', 'journalctl']],
+    [
+      "Dec 07 08:01:02 web1 systemd[1]: nginx.service: Failed with result 'exit-code'.",
+      ['systemctl', 'journalctl'],
+    ],
+    [
+      'Got permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock',
+      ['docker'],
+    ],
     ["System has not been booted with systemd as init system (PID 1). Can't operate.", ['systemctl']],
     ['Failed to connect to bus: Host is down', ['systemctl']],
     ['alice is not in the sudoers file.  This incident will be reported.', ['sudo']],
@@ -1294,4 +1307,34 @@ test('python3: its own SyntaxError wordings name it; JavaScript’s do not', asy
   const js = run(process.execPath, ['-e', 'let x = ;']);
   t.regex(js, /^SyntaxError: Unexpected token ';'$/m);
   t.false(shapeQuery("SyntaxError: Unexpected token ';'").programs.includes('python'));
+});
+
+test('crontab’s verdict on a file, ssh’s missing identity and a key that does not load', async (t) => {
+  const dir = await scratch();
+  const jobs = join(dir, 'jobs.cron');
+  await writeFile(jobs, '61 * * * * /usr/local/bin/backup\n');
+  await chmod(dir, 0o755);
+  await chmod(jobs, 0o644);
+  // As nobody: crontab refuses the file before it installs anything.
+  const cron = runUnprivileged('crontab', [jobs]);
+  t.is(cron, `"${jobs}":0: bad minute\nerrors in crontab file, can't install.`);
+  t.deepEqual(shapeQuery(cron).programs, ['crontab']);
+  const missing = join(dir, 'id_deploy');
+  const identity = run(
+    'ssh',
+    ['-F', '/dev/null', '-o', 'BatchMode=yes', '-i', missing, '-p', '9', '127.0.0.1', 'true'],
+    {
+      input: '',
+    },
+  );
+  t.regex(
+    identity,
+    new RegExp(`^Warning: Identity file ${missing} not accessible: No such file or directory\\.$`, 'm'),
+  );
+  t.is(shapeQuery(identity).programs[0], 'ssh');
+  const notKey = join(dir, 'id_broken');
+  await writeFile(notKey, 'not a key\n', { mode: 0o600 });
+  const load = run('ssh-keygen', ['-y', '-f', notKey]);
+  t.regex(load, new RegExp(`^Load key "${notKey}": `));
+  t.deepEqual(shapeQuery(load).programs, ['ssh-keygen', 'ssh']);
 });
