@@ -74,6 +74,16 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   // The reflog's entry (git reflog, git log -g): a short hash, the ref and its entry number or
   // date, then the action (`a118ad1 HEAD@{2}: reset: moving to HEAD~1`).
   ['@{', /^[0-9a-f]{7,40} [^\s@]+@\{[^}]+\}: \S/, ['git-reflog', 'git']],
+  // git log --oneline's line (under --graph's lanes, with --decorate's refs): an abbreviated hash
+  // of letters and digits, then the subject (not a reflog's ref, not a blamed line's author and
+  // time). git commit's summary: the branch and the new commit's
+  // abbreviated hash in brackets.
+  [
+    ' ',
+    /^(?:[*|\\/_ ]*[*|] +)?(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}\d)[0-9a-f]{7,12} (?![^\s@]+@\{)(?!.*\(.+? \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4} +\d+\) )(?:\((?:HEAD|tag: |origin\/)[^)]*\) )?\S/,
+    ['git-log', 'git'],
+  ],
+  ['] ', /^\[[^\]\s]+(?: \(root-commit\))? [0-9a-f]{7,12}\] \S/, ['git-commit', 'git']],
   // git blame's line: the commit (`^` marks the boundary), with -C or a rename the file, then the
   // author, time and line number in parentheses.
   [
@@ -271,6 +281,16 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^(?:Certificate Request|Requested Extensions):$/, ['openssl-req', 'openssl']],
   // x509 -checkend's verdict, and a key's fingerprint as ssh-keygen -l (and ssh-add -l) print it.
   [/^Certificate will (?:not )?expire$/, ['openssl-x509', 'openssl']],
+  // s_client's report of a connection: the chain's verification, the session's summary.
+  [
+    /^(?:depth=\d+ |verify (?:error:num=\d+:|return:\d)|CONNECTED\b|Certificate chain$|Server certificate$|No client certificate CA names sent$|Peer signing digest: |Peer signature type: |Server Temp Key: |SSL handshake has read \d+ bytes|Verification error: |New, (?:TLS|SSL)v|Server public key is \d+ bit$|Secure Renegotiation IS |Verify return code: \d+|No ALPN negotiated$|Early data was not sent$)/,
+    ['openssl-s_client', 'openssl'],
+  ],
+  // x509's single fields (-subject, -issuer, -dates, -fingerprint).
+  [
+    /^(?:subject|issuer)=|^not(?:Before|After)=|^(?:SHA1|SHA256|sha1|sha256|MD5|md5) Fingerprint=/,
+    ['openssl-x509', 'openssl'],
+  ],
   // (Its key type in brackets, `(ED25519)`, may be gone by then, dropped as hex.)
   [/^\d+ SHA256:[A-Za-z0-9+/]{43}(?: |$)/, ['ssh-keygen', 'ssh-add']],
   // diff's normal format: a change command (`2c2`, `5,7d4`) opens each hunk.
@@ -348,7 +368,10 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^total used free shared buff\/cache available$/, 'free'],
   // util-linux's and iproute2's tables by their default columns.
   [/^TARGET SOURCE FSTYPE OPTIONS$/, 'findmnt'],
-  [/^NAME MAJ:MIN RM SIZE RO TYPE MOUNTPOINTS?$/, 'lsblk'],
+  [
+    /^NAME (?:MAJ:MIN RM SIZE RO TYPE |FSTYPE (?:FSVER )?LABEL UUID (?:FSAVAIL FSUSE% )?)MOUNTPOINTS?$/,
+    'lsblk',
+  ],
   [/^(?:Netid )?State Recv-Q Send-Q Local Address:Port Peer Address:Port(?: ?Process)?$/, 'ss'],
   // iproute2: the kernel's refusal as its tools report it, and the listings of ip route, ip neigh
   // and ip's brief (-br) address and link tables, each by its layout.
@@ -390,7 +413,42 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // above it, vmstat -s's counters (their long numbers dropped by then), lsmem's table, last's
   // trailer, chage -l's fields.
   [/^USER TTY FROM LOGIN@ IDLE JCPU PCPU WHAT$/, 'w'],
-  [/^\d\d:\d\d:\d\d up .*load average: /, ['uptime', 'w']],
+  // (Its clock has gone as a timestamp by then.)
+  [/^(?:\d\d:\d\d:\d\d )?up \S.*load average: /, ['uptime', 'w']],
+  // top's summary area and its table's header, vmstat's headers, lscpu's fields that no other
+  // report has, lsof's header.
+  [
+    /^(?:top - .*load average: |Tasks: \d+ total, +\d+ running, |%Cpu\(s\): |[KMGT]iB (?:Mem|Swap) ?: |PID USER PR NI VIRT RES SHR S %CPU %MEM TIME\+ COMMAND$)/,
+    'top',
+  ],
+  [
+    /^(?:procs -+memory-+ -+swap-+ -+io-+ -+system-+ -+cpu-+$|r b swpd free buff cache si so bi bo in cs us sy id wa st\b)/,
+    'vmstat',
+  ],
+  [
+    /^(?:CPU op-mode\(s\)|Thread\(s\) per core|Core\(s\) per (?:socket|cluster)|Socket\(s\)|NUMA node\(s\)|On-line CPU\(s\) list): /,
+    'lscpu',
+  ],
+  [/^COMMAND PID (?:TID )?(?:TASKCMD )?USER FD TYPE DEVICE SIZE\/OFF NODE NAME$/, 'lsof'],
+  // dpkg -l's legend and rows (their `|` rules gone as separators), apt list's rows.
+  [
+    /^(?:Desired=Unknown\/Install\/Remove\/Purge\/Hold$|Status=Not\/Inst\/Conf-files\/|\/ Err\?=\(none\)\/Reinst-required|\/ Name +Version +Architecture +Description$|(?:ii|rc|hi|iU|iF|un|pn) +\S+ +\S+ +(?:amd64|arm64|armhf|armel|i386|ppc64el|s390x|riscv64|all) +\S)/,
+    ['dpkg', 'dpkg-query'],
+  ],
+  [
+    /^\S+\/\S+ \S+ (?:amd64|arm64|armhf|armel|i386|ppc64el|s390x|riscv64|all) \[(?:installed|upgradable)/,
+    'apt',
+  ],
+  // sysctl's `key = value` (a dotted kernel parameter), and update-alternatives --display.
+  [/^[a-z][\w-]*(?:\.[\w-]+)+ = \S/, 'sysctl'],
+  [
+    /^(?:\S+ - (?:auto|manual) mode$|link best version is \/|link currently points to \/|link \S+ is \/|slave \S+ is \/)/,
+    'update-alternatives',
+  ],
+  // gzip -l's and xz -l's headers, split --verbose's report.
+  [/^compressed uncompressed ratio uncompressed_name$/, 'gzip'],
+  [/^Strms Blocks Compressed Uncompressed Ratio Check Filename$/, 'xz'],
+  [/^creating file '[^']+'$/, 'split'],
   [/^\s*(?:\d+ )?K (?:total|used|active|inactive|free) memory$/, 'vmstat'],
   [/^RANGE SIZE STATE REMOVABLE BLOCK$/, 'lsmem'],
   [/^[bwu]tmp(?:\.\d+)? begins\b/, 'last'],
@@ -430,8 +488,8 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^\S+: line \d+: (?:Bad configuration option|Unsupported option|keyword \S+ extra arguments at end of line|garbage at end of line|Missing argument)|^\S+: terminating, \d+ bad configuration options$/,
     'ssh',
   ],
-  // A private key ssh-keygen or ssh could not load (ssh's own banner names ssh where it ran).
-  [/^Load key "[^"]*": /, ['ssh-keygen', 'ssh']],
+  // A private key ssh could not load (`bad permissions` after its banner, most often), or ssh-keygen.
+  [/^Load key "[^"]*": /, ['ssh', 'ssh-keygen']],
   [
     /^(?:Could not open a connection to your authentication agent\.$|Identity added: |Error connecting to agent: |The agent has no identities\.$|All identities removed\.$)/,
     'ssh-add',

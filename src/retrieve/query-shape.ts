@@ -417,6 +417,9 @@ function commandPrograms(line: string): string[] {
   return out;
 }
 const PIPE_FEEDERS: ReadonlySet<string> = new Set(['echo', 'printf', 'cat', 'yes']);
+/** Whether `program` runs ssh for its transport (a git subcommand's page too). */
+const runsSsh = (program: string) => SSH_CALLERS.has(program) || program.startsWith('git-');
+const SSH_CALLERS: ReadonlySet<string> = new Set(['scp', 'sftp', 'rsync', 'git', 'ssh-copy-id', 'sshfs']);
 const FIRST_SEPARATOR = new RegExp(COMMAND_SEPARATORS.source);
 
 function commandWords(line: string): string[] {
@@ -908,8 +911,11 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     for (const p of r.programs) lastRun.set(p, i);
   });
   // ssh speaks for the program that ran it (scp, rsync, git): its refusal comes first, then the
-  // program's own verdict (`scp: Connection closed`), which leads unless the user ran ssh.
-  if (programs.size > 1 && programs.has('ssh') && !lastRun.has('ssh')) programs.set('ssh', 0);
+  // program's own verdict (`scp: Connection closed`), which leads unless the user ran ssh. Only
+  // those programs run ssh: next to ssh-keygen's name (`Load key "…": bad permissions`, which both
+  // print) ssh keeps its place.
+  if (programs.has('ssh') && !lastRun.has('ssh') && [...programs.keys()].some(runsSsh))
+    programs.set('ssh', 0);
   for (const lead of [failedShells, frames])
     if (lead.size > 0) {
       const top = Math.max(...programs.values());

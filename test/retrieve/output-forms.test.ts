@@ -1,10 +1,11 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import test from 'ava';
 import { shapeQuery } from '../../src/retrieve/query-shape.js';
+import { quietPort } from '../helpers/ports.js';
 import { runProgram, scratchDirs } from '../helpers/run-program.js';
 
 // Output that is one program's although it does not name it: each case runs the real program and
@@ -961,7 +962,8 @@ test('iproute2, procps, psmisc, shadow, systemd and PostgreSQL’s client: refus
   t.deepEqual(shapeQuery(neigh).programs, ['ip-neighbour', 'ip']);
   const who = run('w', []);
   t.regex(who, /^ *\d\d:\d\d:\d\d up .*load average: .*\nUSER +TTY +FROM +LOGIN@ +IDLE +JCPU +PCPU +WHAT$/m);
-  t.deepEqual(shapeQuery(who).programs.slice(0, 1), ['w']);
+  // Its first line is uptime's own, which both pages document; uptime's page comes first.
+  t.deepEqual(shapeQuery(who).programs.slice(0, 2), ['uptime', 'w']);
   const memory = run('vmstat', ['-s']);
   t.regex(memory, /^ +\d+ K total memory$/m);
   t.deepEqual(shapeQuery(memory).programs, ['vmstat']);
@@ -1336,5 +1338,171 @@ test('crontab’s verdict on a file, ssh’s missing identity and a key that doe
   await writeFile(notKey, 'not a key\n', { mode: 0o600 });
   const load = run('ssh-keygen', ['-y', '-f', notKey]);
   t.regex(load, new RegExp(`^Load key "${notKey}": `));
-  t.deepEqual(shapeQuery(load).programs, ['ssh-keygen', 'ssh']);
+  t.deepEqual(shapeQuery(load).programs, ['ssh', 'ssh-keygen']);
+});
+
+test('ordinary reports by their layout: top, uptime, vmstat, lscpu, lsof, dpkg -l, apt list, sysctl, update-alternatives, gzip -l, xz -l, split and lsblk -f', async (t) => {
+  const dir = await scratch();
+  await writeFile(join(dir, 'notes.txt'), 'one\ntwo\n');
+  run('gzip', ['-k', join(dir, 'notes.txt')]);
+  run('xz', ['-k', join(dir, 'notes.txt')]);
+  const head = (out: string, n: number) => out.split('\n').slice(0, n).join('\n');
+  const cases: Array<[string, RegExp, string[]]> = [
+    [head(run('top', ['-b', '-n', '1']), 7), /^top - .* load average: .*\nTasks: +\d+ total,/, ['top']],
+    [run('uptime', []), /^ \d\d:\d\d:\d\d up .*load average: /, ['uptime', 'w']],
+    [run('vmstat', []), /^procs -+memory-+ /, ['vmstat']],
+    [head(run('lscpu', []), 4), /^Architecture: +\S+\nCPU op-mode\(s\): /, ['lscpu']],
+    [
+      head(run('lsof', ['-p', String(process.pid)]), 2),
+      /^COMMAND +PID +USER +FD +TYPE +DEVICE +SIZE\/OFF +NODE +NAME\n/,
+      ['lsof'],
+    ],
+    [
+      run('dpkg', ['-l', 'bash']),
+      /^Desired=Unknown\/Install\/Remove\/Purge\/Hold\n[^]*\nii +bash +/,
+      ['dpkg', 'dpkg-query'],
+    ],
+    [
+      run('apt', ['list', '--installed', 'bash'], { env: { LANG: 'C' } }),
+      /^Listing\.\.\.[^]*\nbash\/\S+ \S+ amd64 \[installed/,
+      ['apt'],
+    ],
+    [run('sysctl', ['kernel.ostype']), /^kernel\.ostype = Linux$/, ['sysctl']],
+    [
+      run('update-alternatives', ['--display', 'awk']),
+      /^awk - (?:auto|manual) mode\n {2}link best version is \//,
+      ['update-alternatives'],
+    ],
+    [
+      run('gzip', ['-l', join(dir, 'notes.txt.gz')]),
+      /^ +compressed +uncompressed +ratio uncompressed_name\n/,
+      ['gzip'],
+    ],
+    [
+      run('xz', ['-l', join(dir, 'notes.txt.xz')]),
+      /^Strms +Blocks +Compressed +Uncompressed +Ratio +Check +Filename\n/,
+      ['xz'],
+    ],
+    [
+      run('split', ['--verbose', '-l', '1', join(dir, 'notes.txt'), join(dir, 'part-')]),
+      /^creating file '.*part-aa'\n/,
+      ['split'],
+    ],
+    [
+      head(run('lsblk', ['-f']), 1),
+      /^NAME +FSTYPE +FSVER +LABEL +UUID +FSAVAIL +FSUSE% +MOUNTPOINTS?$/,
+      ['lsblk'],
+    ],
+  ];
+  for (const [out, re, programs] of cases) {
+    t.regex(out, re);
+    t.deepEqual(shapeQuery(out).programs, programs, out);
+  }
+});
+
+test('git log --oneline, git commit’s summary and x509’s fields name their programs; other hex and numbers do not', async (t) => {
+  const { git, commit, repo } = await scratchRepo();
+  await commit('vat.py', 'RATE = 0.19\n', 'Add VAT rate');
+  await commit('vat.py', 'RATE = 0.07\n', 'lower the rate');
+  const oneline = git('log', '--oneline', '--decorate');
+  t.regex(oneline, /^[0-9a-f]{7,} \(HEAD -> main\) lower the rate\n[0-9a-f]{7,} Add VAT rate$/);
+  t.deepEqual(shapeQuery(oneline).programs, ['git-log', 'git']);
+  const graph = git('log', '--oneline', '--graph');
+  t.regex(graph, /^\* [0-9a-f]{7,} lower the rate\n\* [0-9a-f]{7,} Add VAT rate$/);
+  t.deepEqual(shapeQuery(graph).programs, ['git-log', 'git']);
+  await writeFile(join(repo, 'vat.py'), 'RATE = 0.05\n');
+  const summary = git('commit', '-am', 'Cut the rate');
+  t.regex(
+    summary,
+    /^\[main [0-9a-f]{7,}\] Cut the rate\n 1 file changed, 1 insertion\(\+\), 1 deletion\(-\)$/,
+  );
+  t.deepEqual(shapeQuery(summary).programs, ['git-commit', 'git']);
+  const dir = await scratch();
+  const cert = join(dir, 'dev.crt');
+  run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    join(dir, 'dev.key'),
+    '-subj',
+    '/CN=invoicer.local',
+    '-days',
+    '1',
+    '-out',
+    cert,
+  ]);
+  const fields = run('openssl', [
+    'x509',
+    '-in',
+    cert,
+    '-noout',
+    '-subject',
+    '-issuer',
+    '-dates',
+    '-fingerprint',
+  ]);
+  t.regex(
+    fields,
+    /^subject=CN ?= ?invoicer\.local\nissuer=CN ?= ?invoicer\.local\nnotBefore=.*\nnotAfter=.*\n(?:SHA1|sha1) Fingerprint=/,
+  );
+  t.deepEqual(shapeQuery(fields).programs, ['openssl-x509', 'openssl']);
+  // sha256sum's line, a word of hex letters, and a number with a word after it are none of these.
+  const sum = run('sha256sum', [cert]);
+  t.false(shapeQuery(sum).programs.includes('git-log'));
+  t.deepEqual(shapeQuery('deadbeef is a word').programs, []);
+  t.deepEqual(shapeQuery('1234567 apples').programs, []);
+});
+
+test('openssl s_client’s report of a connection names s_client, though it prints x509’s fields too', async (t) => {
+  const dir = await scratch();
+  const cert = join(dir, 'dev.crt');
+  const key = join(dir, 'dev.key');
+  run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-subj',
+    '/CN=devbox.local',
+    '-days',
+    '1',
+    '-out',
+    cert,
+  ]);
+  const port = await quietPort();
+  const server = spawn(
+    'openssl',
+    ['s_server', '-accept', `127.0.0.1:${port}`, '-cert', cert, '-key', key, '-naccept', '1'],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  t.teardown(() => server.kill());
+  // s_server says ACCEPT once it listens.
+  await new Promise<void>((resolve, reject) => {
+    let said = '';
+    server.stdout.on('data', (b: Buffer) => {
+      said += b.toString();
+      if (said.includes('ACCEPT')) resolve();
+    });
+    server.once('exit', (code) => reject(new Error(`s_server exited (${code}): ${said}`)));
+  });
+  const report = await new Promise<string>((resolve, reject) =>
+    execFile(
+      'openssl',
+      ['s_client', '-connect', `127.0.0.1:${port}`, '-servername', 'devbox.local'],
+      { env: { ...process.env, LC_ALL: 'C' } },
+      (err, stdout, stderr) => (err ? reject(err) : resolve(`${stdout}${stderr}`)),
+    ).stdin?.end(),
+  );
+  t.regex(report, /^verify error:num=18:self-signed certificate$/m);
+  t.regex(report, /^subject=CN ?= ?devbox\.local$/m);
+  t.regex(report, /^Verify return code: 18 \(self-signed certificate\)$/m);
+  t.deepEqual(shapeQuery(report).programs.slice(0, 2), ['openssl-s_client', 'openssl']);
 });

@@ -568,13 +568,14 @@ test('programs: output forms and line openings that are one program’s although
   const push = run('git', ['-C', repo, 'push'], { env });
   t.regex(push, /^fatal: No configured push destination\.$/m);
   t.regex(push, /^ {4}git remote add <name> <url>$/m);
-  // The suggested commands name their subcommands' pages too, after git, whose error this is.
-  t.deepEqual(shapeQuery(push).programs, ['git', 'git-remote', 'git-push']);
+  // The suggested commands name their subcommands' pages too, after git, whose error this is, and
+  // push's, whose advice (`Either specify the URL …`) it is.
+  t.deepEqual(shapeQuery(push).programs, ['git', 'git-push', 'git-remote']);
   t.deepEqual(shapeQuery(lines(push)[0]!).programs, ['git']);
   t.deepEqual(
     shapeQuery(push.replace(/^fatal: .*\n/, '')).programs,
-    ['git-remote', 'git', 'git-push'],
-    'the suggested commands alone',
+    ['git', 'git-push', 'git-remote'],
+    'the suggested commands and push’s advice',
   );
   run(
     'git',
