@@ -462,10 +462,10 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // apt-cache policy's record of a package.
   [/^\s*(?:Installed: (?:\(none\)|\S+)$|Candidate: \S+$|Version table:$)/, ['apt-cache', 'apt']],
   [/^\S+:\d+ - (?:no response|accepting connections|rejecting connections|no attempt)$/, 'pg_isready'],
-  // less names the file it cannot show and nothing else; crontab (given a file) and ssh-keygen
-  // (-f) word a missing file the same way.
+  // less names the file it cannot show and nothing else; crontab (given a file), ssh-keygen (-f)
+  // and wget (-O into a missing directory) word a missing file the same way.
   [/^\S+ is a directory$/, 'less'],
-  [/^\S*[/.]\S*: No such file or directory$/, ['less', 'crontab', 'ssh-keygen']],
+  [/^\S*[/.]\S*: No such file or directory$/, ['less', 'crontab', 'ssh-keygen', 'wget']],
   // The openssl tool's answer to a command it does not have.
   [/^Invalid command '.*'; type "help" for a list\.$/, 'openssl'],
   // enc -d's verdict on input that has no salt header (not its own output, or not decrypted by it).
@@ -482,10 +482,11 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /Permission denied \((?:publickey|password|keyboard-interactive|hostbased|gssapi-with-mic)(?:,[\w-]+)*\)\.?$|^(?:Permission denied, please try again\.$|Host key verification failed\.$|The authenticity of host '|Are you sure you want to continue connecting \(yes\/no|Warning: Permanently added '|@ WARNING: (?:REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE)! @$|IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!$|kex_exchange_identification: |Connection closed by \S+ port \d+$|Connection to \S+ closed(?: by remote host)?\.$|Bad owner or permissions on |Enter passphrase for key '|Unable to negotiate with \S+ port \d+: no matching |Connection timed out during banner exchange$|Bad port '|client_loop: send disconnect: |Received disconnect from |Bad (?:local|remote|dynamic) forwarding specification '|Warning: Identity file \S+ not accessible: |no such identity: |sign_and_send_pubkey: |channel \d+: open failed: |Warning: remote port forwarding failed for listen port |bind \[[^\]]*\]:\d+: |Could not request local forwarding\.$)/,
     'ssh',
   ],
-  // ssh's verdict on its configuration (`-o` options are its `command-line: line 0`); awk's `awk:
-  // line 1: …` has other words after the line.
+  // ssh's verdict on its configuration (`-o` options are its `command-line: line 0`, and a value
+  // it cannot take has no colon after the file: `command-line line 0: unsupported option`); awk's
+  // `awk: line 1: …` has other words after the line.
   [
-    /^\S+: line \d+: (?:Bad configuration option|Unsupported option|keyword \S+ extra arguments at end of line|garbage at end of line|Missing argument)|^\S+: terminating, \d+ bad configuration options$/,
+    /^\S+:? line \d+: (?:Bad configuration option|[Uu]nsupported option|keyword \S+ extra arguments at end of line|garbage at end of line|Missing argument)|^\S+: terminating, \d+ bad configuration options$/,
     'ssh',
   ],
   // A private key ssh could not load (`bad permissions` after its banner, most often), or ssh-keygen.
@@ -522,7 +523,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     'docker',
   ],
   [
-    /^(?:Unit \S+ could not be found\.$|System has not been booted with systemd as init system \(PID 1\)\. Can't operate\.$|Failed to connect to bus: |Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Failed to (?:enable|disable|reenable|mask|unmask|preset|link|revert) units?[,:] |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → |Failed to get unit file state for |Main PID: (?:\d+ )?\(|Process: (?:\d+ )?Exec\w+=)/,
+    /^(?:Unit \S+ could not be found\.$|System has not been booted with systemd as init system \(PID 1\)\. Can't operate\.$|Failed to connect to bus: |Failed to (?:start|stop|restart|reload|enable|disable|mask|unmask) \S+: |Failed to (?:enable|disable|reenable|mask|unmask|preset|link|revert) units?[,:] |Job for \S+ failed because |Loaded: (?:loaded|not-found|masked|error|bad-setting) \(|Active: (?:active|inactive|failed|activating|deactivating|reloading) \(|Created symlink \S+ → |Failed to get unit file state for |Failed to parse lines '|Main PID: (?:\d+ )?\(|Process: (?:\d+ )?Exec\w+=)/,
     'systemctl',
   ],
   // journalctl's verdict on --since may end the line once shaping has dropped the date it quotes.

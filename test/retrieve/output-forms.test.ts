@@ -1063,7 +1063,7 @@ test('less’s bare refusals, openssl’s unknown command, and a shell’s error
   // less, crontab and ssh-keygen word a missing file alike, without their names.
   const missing = run('less', [join(dir, 'error.log')]);
   t.is(missing, `${join(dir, 'error.log')}: No such file or directory`);
-  t.deepEqual(shapeQuery(missing).programs, ['less', 'crontab', 'ssh-keygen']);
+  t.deepEqual(shapeQuery(missing).programs, ['less', 'crontab', 'ssh-keygen', 'wget']);
   t.is(run('crontab', [join(dir, 'jobs.cron')]), `${join(dir, 'jobs.cron')}: No such file or directory`);
   const unknown = run('openssl', ['x509req']);
   t.is(unknown, `Invalid command 'x509req'; type "help" for a list.`);
@@ -1505,4 +1505,25 @@ test('openssl s_client’s report of a connection names s_client, though it prin
   t.regex(report, /^subject=CN ?= ?devbox\.local$/m);
   t.regex(report, /^Verify return code: 18 \(self-signed certificate\)$/m);
   t.deepEqual(shapeQuery(report).programs.slice(0, 2), ['openssl-s_client', 'openssl']);
+});
+
+test('ssh’s verdict on an option’s value, wget’s -O into a missing directory and systemctl’s --lines', async (t) => {
+  const value = run(
+    'ssh',
+    ['-F', '/dev/null', '-o', 'StrictHostKeyChecking=accept_new', '-p', '9', '127.0.0.1', 'true'],
+    {
+      input: '',
+    },
+  );
+  t.is(value, 'command-line line 0: unsupported option "accept_new".\r');
+  t.deepEqual(shapeQuery(value).programs, ['ssh']);
+  const dir = await scratch();
+  const target = join(dir, 'missing', 'pantry.tar.gz');
+  // wget refuses before it connects: the directory for -O is not there.
+  const save = run('wget', ['-q', '-O', target, 'http://127.0.0.1:9/pantry.tar.gz']);
+  t.is(save, `${target}: No such file or directory`);
+  t.true(shapeQuery(save).programs.includes('wget'));
+  const lines = run('systemctl', ['status', '-n', 'all', 'kortty-no-such.service']);
+  t.is(lines.split('\n')[0], "Failed to parse lines 'all'");
+  t.deepEqual(shapeQuery(lines).programs, ['systemctl']);
 });
