@@ -1359,12 +1359,12 @@ test('ordinary reports by their layout: top, uptime, vmstat, lscpu, lsof, dpkg -
     ],
     [
       run('dpkg', ['-l', 'bash']),
-      /^Desired=Unknown\/Install\/Remove\/Purge\/Hold\n[^]*\nii +bash +/,
+      /^Desired=Unknown\/Install\/Remove\/Purge\/Hold\n[\s\S]*\nii +bash +/,
       ['dpkg', 'dpkg-query'],
     ],
     [
       run('apt', ['list', '--installed', 'bash'], { env: { LANG: 'C' } }),
-      /^Listing\.\.\.[^]*\nbash\/\S+ \S+ amd64 \[installed/,
+      /^Listing\.\.\.[\s\S]*\nbash\/\S+ \S+ amd64 \[installed/,
       ['apt'],
     ],
     [run('sysctl', ['kernel.ostype']), /^kernel\.ostype = Linux$/, ['sysctl']],
