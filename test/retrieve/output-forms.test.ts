@@ -23,6 +23,28 @@ const runUnprivileged = (cmd: string, args: string[]) =>
     ? run('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', cmd, ...args])
     : run(cmd, args);
 
+/** A one-day self-signed certificate for `cn` and its key, made by openssl req in `dir`. */
+function selfSigned(dir: string, cn: string): { cert: string; key: string } {
+  const cert = join(dir, `${cn}.crt`);
+  const key = join(dir, `${cn}.key`);
+  run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-subj',
+    `/CN=${cn}`,
+    '-days',
+    '1',
+    '-out',
+    cert,
+  ]);
+  return { cert, key };
+}
+
 const line = (out: string, re: RegExp) => {
   const found = out.split('\n').find((l) => re.test(l));
   if (found === undefined) throw new Error(`no line matches ${re} in:\n${out}`);
@@ -1032,24 +1054,7 @@ test('git’s remotes, tags and detached HEAD, ssh-keygen’s fingerprints and x
   t.regex(fingerprint, /^256 SHA256:\S+ kortty@test \(ED25519\)$/);
   t.deepEqual(shapeQuery(fingerprint).programs, ['ssh-keygen', 'ssh-add']);
 
-  const cert = join(dir, 'c.pem');
-  const certKey = join(dir, 'k.pem');
-  const subject = '/CN=kortty.test';
-  run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    certKey,
-    '-out',
-    cert,
-    '-days',
-    '1',
-    '-subj',
-    subject,
-  ]);
+  const { cert } = selfSigned(dir, 'kortty.test');
   const verdict = run('openssl', ['x509', '-in', cert, '-noout', '-checkend', '864000']);
   t.is(verdict, 'Certificate will expire');
   t.deepEqual(shapeQuery(verdict).programs, ['openssl-x509', 'openssl']);
@@ -1191,23 +1196,7 @@ test('ordinary output without a name: uname -a, id, mount’s table, ip address,
   t.deepEqual(shapeQuery(env).programs, ['env', 'printenv']);
   // A line that sets one variable in a script is no listing of them.
   t.deepEqual(shapeQuery('LANG=C.UTF-8\nexport LANG').programs, []);
-  const dir = await scratch();
-  const cert = join(dir, 'dev.crt');
-  run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    join(dir, 'dev.key'),
-    '-subj',
-    '/CN=invoicer.local',
-    '-days',
-    '1',
-    '-out',
-    cert,
-  ]);
+  const { cert } = selfSigned(await scratch(), 'invoicer.local');
   const verify = run('openssl', ['verify', cert]);
   t.regex(verify, /^error 18 at 0 depth lookup: self-signed certificate$/m);
   t.deepEqual(shapeQuery(verify).programs, ['openssl-verify', 'openssl']);
@@ -1252,23 +1241,13 @@ test('git: refusals and advice without a command’s name, and the lines its tra
   ]);
   const nested = join(repo, 'vendor', 'lib');
   run('git', ['init', '-q', nested], { env });
-  run(
-    'git',
-    [
-      '-C',
-      nested,
-      '-c',
-      'user.name=k',
-      '-c',
-      'user.email=k@example.org',
-      'commit',
-      '-q',
-      '--allow-empty',
-      '-m',
-      'x',
-    ],
-    { env },
-  );
+  const who = {
+    GIT_AUTHOR_NAME: 'k',
+    GIT_AUTHOR_EMAIL: 'k@example.org',
+    GIT_COMMITTER_NAME: 'k',
+    GIT_COMMITTER_EMAIL: 'k@example.org',
+  };
+  run('git', ['-C', nested, 'commit', '-q', '--allow-empty', '-m', 'x'], { env: { ...env, ...who } });
   cases.push([
     git('add', 'vendor'),
     /^warning: adding embedded git repository: vendor\/lib$/m,
@@ -1417,23 +1396,7 @@ test('git log --oneline, git commit’s summary and x509’s fields name their p
     /^\[main [0-9a-f]{7,}\] Cut the rate\n 1 file changed, 1 insertion\(\+\), 1 deletion\(-\)$/,
   );
   t.deepEqual(shapeQuery(summary).programs, ['git-commit', 'git']);
-  const dir = await scratch();
-  const cert = join(dir, 'dev.crt');
-  run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    join(dir, 'dev.key'),
-    '-subj',
-    '/CN=invoicer.local',
-    '-days',
-    '1',
-    '-out',
-    cert,
-  ]);
+  const { cert } = selfSigned(await scratch(), 'invoicer.local');
   const fields = run('openssl', [
     'x509',
     '-in',
@@ -1457,24 +1420,7 @@ test('git log --oneline, git commit’s summary and x509’s fields name their p
 });
 
 test('openssl s_client’s report of a connection names s_client, though it prints x509’s fields too', async (t) => {
-  const dir = await scratch();
-  const cert = join(dir, 'dev.crt');
-  const key = join(dir, 'dev.key');
-  run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    key,
-    '-subj',
-    '/CN=devbox.local',
-    '-days',
-    '1',
-    '-out',
-    cert,
-  ]);
+  const { cert, key } = selfSigned(await scratch(), 'devbox.local');
   const port = await quietPort();
   const server = spawn(
     'openssl',
