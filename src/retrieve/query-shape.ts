@@ -417,9 +417,6 @@ function commandPrograms(line: string): string[] {
   return out;
 }
 const PIPE_FEEDERS: ReadonlySet<string> = new Set(['echo', 'printf', 'cat', 'yes']);
-/** Whether `program` runs ssh for its transport (a git subcommand's page too). */
-const runsSsh = (program: string) => SSH_CALLERS.has(program) || program.startsWith('git-');
-const SSH_CALLERS: ReadonlySet<string> = new Set(['scp', 'sftp', 'rsync', 'git', 'ssh-copy-id', 'sshfs']);
 const FIRST_SEPARATOR = new RegExp(COMMAND_SEPARATORS.source);
 
 function commandWords(line: string): string[] {
@@ -942,6 +939,10 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     dropped,
   };
 }
+
+/** The programs that run ssh for their transport (and git's subcommand pages, by their prefix). */
+const SSH_CALLERS: ReadonlySet<string> = new Set(['scp', 'sftp', 'rsync', 'git', 'ssh-copy-id', 'sshfs']);
+const runsSsh = (program: string) => SSH_CALLERS.has(program) || program.startsWith('git-');
 
 /**
  * Programs by weight, heaviest first. Map order is first-seen order, and the sort is stable: ties
