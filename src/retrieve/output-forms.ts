@@ -188,7 +188,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // git's refusals and advice that name no command, and the lines its transport relays
   // (`remote: …`) or writes (`To <url>`, `warning: redirecting to …`).
   [
-    /^(?:(?:\*\*\* )?Please tell me who you are\.$|warning: (?:in the working copy of '.*', )?C?R?LF will be replaced by C?R?LF\b)/,
+    /^(?:(?:\*\*\* )?Please tell me who you are\.$|warning: (?:in the working copy of '.*', )?C?R?LF will be replaced by C?R?LF\b|error: could not lock config file )/,
     ['git', 'git-config'],
   ],
   [
@@ -217,7 +217,6 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^Preparing worktree \((?:checking out|new branch|detached HEAD|resetting branch) /,
     ['git-worktree', 'git'],
   ],
-  [/^error: could not lock config file /, ['git', 'git-config']],
   // diff --no-index's refusal of a path it cannot read.
   [/^error: Could not access '/, ['git', 'git-diff']],
   // git: its `fatal: ` and `hint: ` (other programs put their name first:
@@ -395,12 +394,14 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   ],
   // ip address's record of an interface (ip link's first line is the same), its addresses and
   // their lifetimes; a line's leading `1: ` has gone as a gutter by then.
-  [/^\S+: <[A-Z0-9_,-]*> mtu (?:\d+ )?qdisc /, ['ip-address', 'ip-link', 'ip']],
+  [
+    /^(?:\S+: <[A-Z0-9_,-]*> mtu (?:\d+ )?qdisc |link\/(?:ether|loopback|none|ipip|sit|gre|tunnel6|void|ieee802\.11)\b)/,
+    ['ip-address', 'ip-link', 'ip'],
+  ],
   [
     /^(?:inet6? \S+\/\d+ (?:peer \S+ )?(?:brd \S+ )?scope (?:global|host|link|site|nowhere)\b|valid_lft (?:forever|\d+sec) preferred_lft )/,
     ['ip-address', 'ip'],
   ],
-  [/^link\/(?:ether|loopback|none|ipip|sit|gre|tunnel6|void|ieee802\.11)\b/, ['ip-address', 'ip-link', 'ip']],
   // uname -a's line, id's, a line of mount's table, and env's listing by the variables every
   // login has (env sets `_` to its own path).
   [/^Linux \S+ \d+\.\d+\S* #\d+ .*\bGNU\/Linux$/, 'uname'],
