@@ -21,7 +21,7 @@ import {
   verifyInstalled,
 } from './model-registry.js';
 
-// Installs a model: node-llama-cpp's downloader (ipull) fetches into a per-model staging directory
+// Installs a model: ipull (the downloader node-llama-cpp uses) fetches into a per-model staging directory
 // (`models/.partial/<id>/`), where an interrupted or cancelled download stays resumable; the complete
 // file is fsynced, checked (GGUF header, sha256 against the catalog's pin when there is one), linked
 // into `models/` without ever replacing an existing file, and only then recorded. A probe request runs
@@ -242,34 +242,45 @@ async function download(
   const total = probe.total ?? plan.expectedSize;
   if (total !== undefined) await checkDiskSpace(staging, total - (await allocatedBytes(partial)), url);
 
-  const { createModelDownloader } = await import('node-llama-cpp');
+  const { downloadFile } = await import('ipull');
   const emit = (bytes: number, size: number) =>
     opts.onProgress?.(installProgress('download', bytes, size || total || 0));
-  let downloader: Awaited<ReturnType<typeof createModelDownloader>>;
+  let downloader: Awaited<ReturnType<typeof downloadFile>>;
   try {
-    downloader = await createModelDownloader({
-      modelUri: url,
-      dirPath: staging,
-      fileName: plan.fileName,
+    downloader = await downloadFile({
+      url,
+      savePath: staged,
       headers: opts.headers,
       skipExisting: false,
-      deleteTempFileOnCancel: false,
-      onProgress: (s) => emit(s.downloadedSize, s.totalSize),
+      parallelStreams: PARALLEL_STREAMS,
+      // The probe already knows the size and whether ranges work. Without this, ipull asks with a GET
+      // of the whole file whose body it never reads: the server fills the socket buffers (4 MiB and
+      // more on loopback here) on every start and resume, and the connection stays open.
+      ...(probe.total === undefined
+        ? {}
+        : { defaultFetchDownloadInfo: { length: probe.total, acceptRange: probe.ranges } }),
     });
   } catch (err) {
     throw downloadError(err, url, signal);
   }
-  if (signal?.aborted) {
-    await downloader.cancel({ deleteTempFile: false });
-    throw createError('DOWNLOAD_CANCELLED');
-  }
+  downloader.on('progress', (s) => emit(s.transferredBytes, s.totalBytes));
+  // A cancel closes the engine; the partial file and its resume state stay for the next run.
+  let closing: Promise<void> | undefined;
+  const onAbort = () => {
+    closing ??= downloader.close();
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    await downloader.download({ signal });
+    if (!closing) await downloader.download();
   } catch (err) {
     throw downloadError(err, url, signal);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
-  // ipull resolves normally when it is closed by a cancel; the partial file stays for the next run.
+  // ipull resolves normally when it is closed by a cancel.
   if (signal?.aborted) {
+    await closing;
     await settledPartial(partial, total);
     throw createError('DOWNLOAD_CANCELLED');
   }
@@ -299,6 +310,8 @@ async function download(
 // once the partial file holds the state, or has not changed for longer than that delay; the
 // install lock covers the late write.
 const PARTIAL_QUIET_MS = 2500;
+/** ipull's default for Node: three ranged streams over 5 MiB chunks. */
+const PARALLEL_STREAMS = 3;
 const PARTIAL_POLL_MS = 50;
 
 async function settledPartial(partial: string, total: number | undefined): Promise<void> {
@@ -345,6 +358,8 @@ async function checkStaged(plan: InstallPlan, staged: string, opts: InstallOptio
 
 interface Probe {
   total?: number;
+  /** The server answered the ranged probe with 206: parallel streams and resume work. */
+  ranges: boolean;
 }
 
 /** One small ranged GET: reachability, HTTP status, GGUF header and total size, before ipull starts. */
@@ -377,9 +392,10 @@ export async function probeUrl(
   if (problem) throw createError('MODEL_INVALID', { path: url, reason: problem });
   const range = /\/(\d+)\s*$/.exec(res.headers.get('content-range') ?? '');
   const length = Number(res.headers.get('content-length'));
-  if (res.status === 206 && range) return { total: Number(range[1]) };
-  if (res.status === 200 && Number.isSafeInteger(length) && length > 0) return { total: length };
-  return {};
+  if (res.status === 206 && range) return { total: Number(range[1]), ranges: true };
+  if (res.status === 200 && Number.isSafeInteger(length) && length > 0)
+    return { total: length, ranges: false };
+  return { ranges: false };
 }
 
 async function readPrefix(res: Response, n: number): Promise<Buffer> {
