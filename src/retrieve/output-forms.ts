@@ -42,6 +42,19 @@ type Programs = string | readonly string[];
 // What strace puts before a line: -f's pid (`[pid  4321] `, or `4321 ` with -o) and -t's time.
 const STRACE_HEAD = String.raw`(?:\[pid +\d+\] |\d+ +)?(?:\d\d:\d\d:\d\d(?:\.\d+)? )?`;
 
+// A crontab's entry: five schedule fields (one of them at least a `*`: a row of numbers is a table's)
+// or a nickname, then the command, after a user name in /etc/crontab (`30 2 * * * root /usr/…`).
+const CRON_ENTRY =
+  /^(?:(?=(?:\S+\s+){0,4}\S*\*)(?:(?:[\d*][\d*/,-]*|[A-Za-z]{3}(?:-[A-Za-z]{3})?)\s+){5}|@(?:reboot|yearly|annually|monthly|weekly|daily|midnight|hourly)\s+)([^\s\d].*)$/;
+
+/** The command line of a crontab's entry, without its schedule and user name; undefined for others. */
+export function cronCommand(stamped: string): string | undefined {
+  const rest = CRON_ENTRY.exec(stamped)?.[1];
+  if (rest === undefined) return undefined;
+  // /etc/crontab's user field: a bare name before the command's path.
+  return rest.replace(/^[a-z_][\w.-]*\s+(?=\/)/, '');
+}
+
 const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   [': *** ', /(?:^|\s)[^\s:]+:\d+: \*\*\* /, 'make'],
   ['-- ', /(?:^|\s)--\d{4}-\d\d-\d\d \d\d:\d\d:\d\d-- +(?:https?|ftps?):\/\//, 'wget'],
@@ -63,6 +76,42 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   // dd's transfer summary: whole and partial blocks read and written, then the bytes (a long
   // number, which shaping drops) and the rate.
   [' records ', /^\d+\+\d+ records (?:in|out)$/, 'dd'],
+  // id's line (nobody's uid, 65534, is a long number), apt's history.log and the alternatives log
+  // (their own dates), openssl dgst's digest, stat -f's fields, badblocks' range, pstree's tree,
+  // and ldd's libraries with their load addresses.
+  ['uid=', /^uid=\d+\([^)]*\) gid=\d+\(/, 'id'],
+  // base64 -d's verdict, also glued to what it decoded when that had no final newline
+  // (`{"user":"admin","exp":1718base64: invalid input`).
+  ['base64: ', /base64: invalid input$/, 'base64'],
+  [
+    ': ',
+    /^(?:(?:Start|End)-Date: \d{4}-\d\d-\d\d {1,2}\d\d:\d\d:\d\d$|Commandline: (?:apt|apt-get|aptitude)\b|Requested-By: \S+ \(\d+\)$)/,
+    'apt',
+  ],
+  ['update-alternatives ', /^update-alternatives \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: /, 'update-alternatives'],
+  [
+    ')= ',
+    /^(?:MD5|SHA1|SHA2-\d+|SHA224|SHA256|SHA384|SHA512|SHA3-\d+|BLAKE2[bs]\d+|RIPEMD160|SM3)\([^)]*\)= [0-9a-f]+$/,
+    ['openssl-dgst', 'openssl'],
+  ],
+  ['Namelen: ', /^\s*ID: [0-9a-f]+ +Namelen: \d+ +Type: \S+$/, 'stat'],
+  ['block size: ', /^Block size: \d+ +Fundamental block size: \d+$/, 'stat'],
+  ['Checking blocks ', /^Checking blocks \d+ to \d+$/, 'badblocks'],
+  ['-', /^[A-Za-z][\w.:@]*(?:\(\d+\))?(?:-\+-|---)[A-Za-z{]/, 'pstree'],
+  [
+    '.so',
+    /^\s*(?:(?:linux-vdso|linux-gate)\.so\.1 \(0x[0-9a-f]+\)|\S+\.so[\w.]* => (?:\S+ \(0x[0-9a-f]+\)|not found)|\/\S*\/ld-linux[\w.-]*\.so\.\d+ \(0x[0-9a-f]+\))$/,
+    'ldd',
+  ],
+  // A line of dpkg's log (/var/log/dpkg.log): its own date and time, then an action or a status
+  // change of a package (`2026-03-14 09:27:05 status half-configured man-db:amd64 2.11.2-2`).
+  [
+    ':',
+    /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?:startup (?:archives|packages) \S+$|status \S+ \S+:\S+ \S+$|conffile \S+ \S+$|(?:install|upgrade|remove|purge|configure|trigproc) \S+:\S+ )/,
+    'dpkg',
+  ],
+  // A crontab's entry (see CRON_ENTRY): the command's own page leads (cronCommand), then these.
+  [' ', CRON_ENTRY, ['crontab', 'cron']],
   [' copied, ', /^\d+ bytes (?:\([^)]*\) )?copied, [\d.]+ s, /, 'dd'],
   ['|', /^[0-9a-f]{8}(?: {1,2}[0-9a-f]{2}){1,16} +\|[^|]{1,16}\|$/, ['hexdump', 'hd']],
   [': ', /^[0-9a-f]{7,8}: (?:[0-9a-f]{2,4} ){1,8} .{1,16}$/, 'xxd'],
@@ -266,9 +315,13 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   ],
   // tmux's bare client errors.
   [
-    /^(?:no server running on \S|error connecting to \S+ \(|no sessions$|can't find (?:session|window|pane|client): |sessions should be nested with care)/,
+    /^(?:no server running on \S|error connecting to \S+ \(|no sessions$|can't find (?:session|window|pane|client): |sessions should be nested with care|duplicate session: \S|open terminal failed: )/,
     'tmux',
   ],
+  // tmux lsw's line for a window: its index (gone as a gutter's by then) and name, panes and size.
+  [/^(?:\d+: )?\S+ \(\d+ panes?\) \[\d+x\d+\]/, 'tmux'],
+  // tmux ls's line for a session (its creation date has gone as a timestamp by then).
+  [/^[^\s:]+: \d+ windows \(created\b/, 'tmux'],
   // The openssl tool's refusals to read a file (curl and servers say so after their own name).
   [
     /^(?:Could not read|[Uu]nable to load) (?:(?:private |public )?key|certificates?|certificate file|CRL|X509 request|Private Key|Public Key)\b/,
@@ -363,6 +416,11 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^(?:PID TTY (?:STAT )?TIME (?:CMD|COMMAND)$|USER PID %CPU %MEM |UID PID PPID C STIME TTY TIME CMD$|F S UID PID PPID )/,
     'ps',
   ],
+  // A header ps -o prints: its own column names only, PID among them (top's has PR, VIRT, TIME+).
+  [
+    /^(?=.*\bPID\b)(?:(?:PID|PPID|PGID|SID|TGID|LWP|NLWP|USER|RUSER|EUSER|UID|RUID|GROUP|GID|%CPU|%MEM|PSR|RSS|RSZ|VSZ|SZ|TTY|TT|STAT|NI|PRI|WCHAN|START|STIME|LSTART|TIME|ELAPSED|COMMAND|CMD|COMM|ARGS|CLS|RTPRIO)(?: |$)){3,}$/,
+    'ps',
+  ],
   [/^Filesystem (?:Type )?(?:Size|Inodes|\d+[KMG]?-blocks) /, 'df'],
   [/^total used free shared buff\/cache available$/, 'free'],
   // util-linux's and iproute2's tables by their default columns.
@@ -405,7 +463,6 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // uname -a's line, id's, a line of mount's table, and env's listing by the variables every
   // login has (env sets `_` to its own path).
   [/^Linux \S+ \d+\.\d+\S* #\d+ .*\bGNU\/Linux$/, 'uname'],
-  [/^uid=\d+\([^)]*\) gid=\d+\(/, 'id'],
   [/^\S+ on \/\S* type \S+ \(/, 'mount'],
   [/^(?:_=\S*\/(?:env|printenv)|(?:HOME|LOGNAME|OLDPWD|PWD|SHELL|SHLVL|USER)=\S*)$/, ['env', 'printenv']],
   // openssl verify's verdict on a chain.
@@ -519,6 +576,39 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^(?:ERROR: (?:Could not find a version that satisfies|No matching distribution found for|Could not install packages|Invalid requirement: |Could not open requirements file)|error: externally-managed-environment$|Requirement already satisfied: |Successfully (?:installed|uninstalled) |Installing collected packages: |WARNING: Running pip as the 'root' user)/,
     'pip',
   ],
+  // Reports by their headers and fields: systemctl list-unit-files, netstat and route, zstd -l,
+  // fincore, systemd-analyze calendar, dpkg -s's status, openssl rsa -check, ssh-agent's variables
+  // (a pid may have gone as a long number), systemd-delta's count, unzip's directory check, filefrag,
+  // blkid's tags, and file's descriptions of what a file holds.
+  [/^UNIT FILE STATE(?: (?:VENDOR )?PRESET)?$/, 'systemctl'],
+  [/^Active (?:Internet connections|UNIX domain sockets)\b/, 'netstat'],
+  [/^Kernel IP routing table$/, ['netstat', 'route']],
+  [/^Frames Skips Compressed Uncompressed Ratio Check Filename$/, 'zstd'],
+  [/^RES PAGES SIZE FILE$/, 'fincore'],
+  [/^(?:Original form|Normalized form|Next elapse|From now): /, 'systemd-analyze'],
+  [
+    /^Status: (?:install|deinstall|purge|hold|unknown) (?:ok|reinstreq) (?:installed|not-installed|config-files|half-installed|unpacked|half-configured|triggers-awaited|triggers-pending)$/,
+    ['dpkg', 'dpkg-query'],
+  ],
+  [/^RSA key ok$/, ['openssl-rsa', 'openssl']],
+  [
+    /^SSH_(?:AUTH_SOCK|AGENT_PID)=\S*; export SSH_(?:AUTH_SOCK|AGENT_PID);$|^echo Agent pid \d*;$/,
+    'ssh-agent',
+  ],
+  [/^\d+ overridden configuration files? found\.$/, 'systemd-delta'],
+  [/^checkdir(?: error)?: /, 'unzip'],
+  [/^Filesystem type is: /, 'filefrag'],
+  [/^\/\S+: (?:LABEL|UUID|BLOCK_SIZE|TYPE|PARTUUID|PTUUID|PTTYPE|PARTLABEL)="/, 'blkid'],
+  [
+    /^\S+: (?:ASCII text|Unicode text, UTF-8 text|UTF-8 Unicode text|gzip compressed data|bzip2 compressed data|XZ compressed data|Zstandard compressed data|Zip archive data|POSIX tar archive|ELF (?:32|64)-bit [LM]SB |PEM certificate|PEM RSA private key|OpenSSH private key|SQLite 3\.x database|JSON (?:text )?data|PNG image data|JPEG image data|PDF document|Debian binary package|current ar archive|Bourne-Again shell script|POSIX shell script|Python script|symbolic link to )/,
+    'file',
+  ],
+  // lsattr's flags: a row of dashes and letters, wider than ls's mode, before the name.
+  [/^(?=[-a-zA-Z]*-{4})[-a-zA-Z]{16,24} \S/, ['lsattr', 'chattr']],
+  // du's human-readable size before a name (du -h, du -sh *).
+  [/^\d+(?:[.,]\d+)?[KMGTPE] \S+$/, 'du'],
+  // A bare HTTP status line heads curl -I's (and curl -i's) answer.
+  [/^HTTP\/\d(?:\.\d)? \d{3}(?: |$)/, 'curl'],
   [
     /^(?:Error response from daemon: |Cannot connect to the Docker daemon at |Unable to find image '|Got permission denied while trying to connect to the Docker daemon socket at )/,
     'docker',

@@ -42,6 +42,7 @@
 
 import {
   CURL_VERBOSE,
+  cronCommand,
   DIFF_CHANGE,
   LISTING_TOTAL,
   listingEntry,
@@ -259,8 +260,10 @@ const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
 // (`make tar skip existing files with --skip-old-files`) has its flag too late to count. A `+`
 // flag counts as one (`chattr +i`, `set +e`). sudo or doas followed by a word is always a command
 // (`sudo mount /dev/sdb1 /mnt`, `sudo systemctl restart nginx`): the word they run is the program.
+// A shell's `&&`, `||` or `2>&1` anywhere makes one too (`ip addr add 10.0.0.5/24 dev eth1 && ip
+// link set eth1 up`): prose does not write them.
 const COMMAND_LIKE =
-  /^(?!.*\?\s*$)(?:(?:sudo|doas)\s+(?:-\S+\s+)*[a-z]|[a-z][\w.+-]*(?:(?:\s+\S+){0,3}?\s+(?:(?:--?|\+)[A-Za-z]|['"]|\||&&|\w+=)|(?:\s+[^\s./@]+)?\s+\S*[./@]\S*(?:\s+\S+){0,2}$))/;
+  /^(?!.*\?\s*$)(?:(?:sudo|doas)\s+(?:-\S+\s+)*[a-z]|[a-z][\w.+-]*(?:(?:\s+\S+){0,3}?\s+(?:(?:--?|\+)[A-Za-z]|['"]|\||&&|\w+=)|(?:\s+[^\s./@]+)?\s+\S*[./@]\S*(?:\s+\S+){0,2}$|(?:\s+\S+)*?\s+(?:&&|\|\||2>&1)(?:\s|$)))/;
 
 // A program named in prose: a question or a goal line names the program it is about (`how to
 // exclude a directory when using find`, `make xz use all CPU cores`, `reattach to my tmux session`).
@@ -411,11 +414,18 @@ const COMMAND_SEPARATORS = /\|\|?|&&|;|\$\(|`/;
 function commandPrograms(line: string): string[] {
   const out = commandWords(line);
   // `echo … | sudo tee -a file`, `cat log | grep x`: the first command only feeds the pipe; the
-  // one it feeds does the work the user asks about.
-  if (out.length > 1 && PIPE_FEEDERS.has(out[0]!) && FIRST_SEPARATOR.exec(line)?.[0] === '|')
+  // one it feeds does the work the user asks about. So does the command whose output echo or printf
+  // prints (`echo "VERSION=$(jq -r .version package.json)"`).
+  if (
+    out.length > 1 &&
+    PIPE_FEEDERS.has(out[0]!) &&
+    (FIRST_SEPARATOR.exec(line)?.[0] === '|' || (PRINTERS.has(out[0]!) && SUBSTITUTION.test(line)))
+  )
     out.push(out.shift()!);
   return out;
 }
+const PRINTERS: ReadonlySet<string> = new Set(['echo', 'printf']);
+const SUBSTITUTION = /\$\(|`/;
 const PIPE_FEEDERS: ReadonlySet<string> = new Set(['echo', 'printf', 'cat', 'yes']);
 const FIRST_SEPARATOR = new RegExp(COMMAND_SEPARATORS.source);
 
@@ -500,6 +510,10 @@ function linePrograms(
 ): { programs: string[]; ran: boolean; frame?: string; shell?: string } {
   if (command) return { programs: commandPrograms(line), ran: true };
   const signatures = signaturePrograms(stamped);
+  // A crontab's entry is about the command it schedules first, then about crontab and cron.
+  const scheduled = cronCommand(stamped);
+  if (scheduled !== undefined)
+    return { programs: [...new Set([...commandPrograms(scheduled), ...signatures])], ran: false };
   // diff -u's `+++ b.txt<TAB>time` is no shell trace of `b.txt`.
   const trace = untraced || signatures.length > 0 ? null : XTRACE.exec(line);
   if (trace) return { programs: commandPrograms(line.slice(trace[0].length)), ran: true };

@@ -1473,3 +1473,181 @@ test('ssh’s verdict on an option’s value, wget’s -O into a missing directo
   t.is(lines.split('\n')[0], "Failed to parse lines 'all'");
   t.deepEqual(shapeQuery(lines).programs, ['systemctl']);
 });
+
+test('reports by their headers and fields: ps -o, systemctl list-unit-files, netstat, route, zstd -l, fincore, systemd-analyze, dpkg -s, systemd-delta, du -h, stat -f', async (t) => {
+  const dir = await scratch();
+  const ps = run('ps', ['-o', 'pid,user,%cpu,rss,cmd', '-p', String(process.pid)]);
+  t.regex(ps.split('\n')[0]!, /^\s*PID USER +%CPU +RSS CMD$/);
+  t.is(shapeQuery(ps).programs[0], 'ps');
+  const units = run('systemctl', ['list-unit-files', '--no-pager']);
+  t.regex(units.split('\n')[0]!, /^UNIT FILE +STATE(?: +PRESET)?\s*$/);
+  t.is(shapeQuery(units.split('\n').slice(0, 4).join('\n')).programs[0], 'systemctl');
+  const listening = run('netstat', ['-ltn']);
+  t.regex(listening.split('\n')[0]!, /^Active Internet connections \(only servers\)$/);
+  t.is(shapeQuery(listening).programs[0], 'netstat');
+  for (const [cmd, args] of [
+    ['netstat', ['-rn']],
+    ['route', ['-n']],
+  ] as const) {
+    const table = run(cmd, [...args]);
+    t.is(table.split('\n')[0], 'Kernel IP routing table', cmd);
+    t.deepEqual(shapeQuery(table).programs.slice(0, 2), ['netstat', 'route'], cmd);
+  }
+  const data = join(dir, 'access.log');
+  await writeFile(data, 'GET / 200\n'.repeat(500));
+  run('zstd', ['-q', data]);
+  const frames = run('zstd', ['-l', `${data}.zst`]);
+  t.regex(frames.split('\n')[0]!, /^Frames +Skips +Compressed +Uncompressed +Ratio +Check +Filename$/);
+  t.is(shapeQuery(frames).programs[0], 'zstd');
+  const cached = run('fincore', [data]);
+  t.regex(cached.split('\n')[0]!, /^ *RES +PAGES +SIZE +FILE$/);
+  t.is(shapeQuery(cached).programs[0], 'fincore');
+  const calendar = run('systemd-analyze', ['calendar', 'Mon..Fri 02:30']);
+  t.regex(calendar, /^Normalized form: Mon\.\.Fri \*-\*-\* 02:30:00$/m);
+  t.is(shapeQuery(calendar).programs[0], 'systemd-analyze');
+  const status = run('dpkg', ['-s', 'dpkg']);
+  t.regex(status, /^Status: install ok installed$/m);
+  t.deepEqual(shapeQuery(status).programs.slice(0, 2), ['dpkg', 'dpkg-query']);
+  const delta = run('systemd-delta', ['--type=overridden', '--no-pager']);
+  t.regex(delta, /^\d+ overridden configuration files? found\.$/m);
+  t.is(shapeQuery(delta.split('\n').at(-1)!).programs[0], 'systemd-delta');
+  const usage = run('du', ['-sh', dir]);
+  t.regex(usage, /^\d+(?:\.\d+)?[KM]\t\//);
+  t.deepEqual(shapeQuery(usage).programs, ['du']);
+  const fs = run('stat', ['-f', dir]);
+  t.regex(fs, /^ +ID: [0-9a-f]+ +Namelen: \d+ +Type: \S+$/m);
+  t.is(shapeQuery(fs).programs[0], 'stat');
+  // A row of numbers is a table's, not a crontab entry: vmstat's has no `*`.
+  t.deepEqual(shapeQuery('0 0 0 1234 5678 10 0 0 1 2 3 4 97 0 0').programs, []);
+});
+
+test('a file’s facts by their layout: file, blkid, filefrag, lsattr, badblocks, ldd, pstree, openssl dgst and rsa -check, id as nobody', async (t) => {
+  const dir = await scratch();
+  const text = join(dir, 'notes.txt');
+  await writeFile(text, 'plain words\n');
+  run('gzip', ['-k', text]);
+  const kinds = run('file', [text, `${text}.gz`]);
+  t.regex(kinds, /notes\.txt: +ASCII text$/m);
+  t.regex(kinds, /notes\.txt\.gz: +gzip compressed data/m);
+  t.deepEqual(shapeQuery(kinds).programs.slice(0, 1), ['file']);
+  const image = join(dir, 'data.img');
+  run('mke2fs', ['-q', '-F', '-L', 'data', image, '1M']);
+  const tags = run('blkid', [image]);
+  t.regex(tags, /^\/\S+data\.img: LABEL="data" UUID="/);
+  t.deepEqual(shapeQuery(tags).programs, ['blkid']);
+  const frag = run('filefrag', ['-v', text]);
+  t.regex(frag.split('\n')[0]!, /^Filesystem type is: [0-9a-f]+$/);
+  t.is(shapeQuery(frag).programs[0], 'filefrag');
+  const blocks = run('badblocks', ['-v', image]);
+  t.regex(blocks, /^Checking blocks 0 to \d+$/m);
+  t.is(shapeQuery(blocks).programs[0], 'badblocks');
+  const flags = run('lsattr', [text]);
+  // lsattr reads the flags through an ioctl some file systems lack: then it says so, by name.
+  if (/^[-a-zA-Z]{16,24} /.test(flags))
+    t.deepEqual(shapeQuery(flags).programs.slice(0, 2), ['lsattr', 'chattr']);
+  else t.regex(flags, /^lsattr: /);
+  const libs = run('ldd', ['/bin/ls']);
+  t.regex(libs, /^\s*linux-vdso\.so\.1 \(0x[0-9a-f]+\)$/m);
+  t.deepEqual(shapeQuery(libs).programs, ['ldd']);
+  const tree = run('pstree', ['-A', '-p', String(process.pid)]);
+  t.regex(tree, /^node\(\d+\)(?:-\+-|---)/);
+  t.is(shapeQuery(tree).programs[0], 'pstree');
+  const digest = run('openssl', ['md5'], { input: 'modulus\n' });
+  t.regex(digest, /^MD5\(stdin\)= [0-9a-f]{32}$/);
+  t.deepEqual(shapeQuery(digest).programs, ['openssl-dgst', 'openssl']);
+  const { key } = selfSigned(dir, 'web1.example.com');
+  const check = run('openssl', ['rsa', '-check', '-noout', '-in', key]);
+  t.is(check, 'RSA key ok');
+  t.deepEqual(shapeQuery(check).programs, ['openssl-rsa', 'openssl']);
+  const who = runUnprivileged('id', []);
+  t.regex(who, /^uid=65534\(nobody\) gid=65534\(nogroup\)/);
+  t.deepEqual(shapeQuery(who).programs, ['id']);
+});
+
+test('ssh-agent’s variables, unzip’s directory check, curl -I’s status line and tmux’s own lines name them', async (t) => {
+  const agent = run('ssh-agent', ['-s']);
+  const pid = Number(/^SSH_AGENT_PID=(\d+);/m.exec(agent)?.[1]);
+  t.teardown(() => {
+    if (pid > 0) process.kill(pid);
+  });
+  t.regex(agent, /^SSH_AUTH_SOCK=\S+; export SSH_AUTH_SOCK;$/m);
+  t.deepEqual(shapeQuery(agent).programs, ['ssh-agent']);
+
+  const dir = await scratch();
+  await chmod(dir, 0o755);
+  const file = join(dir, 'site.txt');
+  await writeFile(file, 'index\n');
+  run('zip', ['-q', '-j', join(dir, 'site.zip'), file]);
+  // nobody cannot create a directory under /root.
+  const unzip = runUnprivileged('unzip', ['-q', join(dir, 'site.zip'), '-d', '/root/kortty-no-such/site']);
+  t.regex(unzip, /^checkdir(?: error)?: +cannot create extraction directory: /m);
+  t.is(shapeQuery(unzip).programs[0], 'unzip');
+
+  const server = createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const head = await new Promise<string>((resolve, reject) =>
+    execFile('curl', ['-sI', `http://127.0.0.1:${(server.address() as AddressInfo).port}/`], (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    ),
+  );
+  t.regex(head, /^HTTP\/1\.1 200 OK\r$/m);
+  t.is(shapeQuery(head).programs[0], 'curl');
+
+  const sock = join(dir, 'tmux.sock');
+  const tmux = (...args: string[]) => run('tmux', ['-S', sock, '-f', '/dev/null', ...args]);
+  t.teardown(() => tmux('kill-server'));
+  t.is(tmux('new-session', '-d', '-s', 'maint'), '');
+  const again = tmux('new-session', '-d', '-s', 'maint');
+  t.is(again, 'duplicate session: maint');
+  t.deepEqual(shapeQuery(again).programs, ['tmux']);
+  const sessions = tmux('ls');
+  t.regex(sessions, /^maint: 1 windows \(created .+\)$/);
+  t.deepEqual(shapeQuery(sessions).programs, ['tmux']);
+  const windows = tmux('list-windows', '-t', 'maint');
+  t.regex(windows, /^0: \S+ \(1 panes\) \[\d+x\d+\]/);
+  t.deepEqual(shapeQuery(windows).programs, ['tmux']);
+  // Without a terminal, a client that must draw one gives up with its own words.
+  const attach = tmux('attach', '-t', 'maint');
+  t.is(attach, 'open terminal failed: not a terminal');
+  t.deepEqual(shapeQuery(attach).programs, ['tmux']);
+});
+
+test('base64’s verdict names it, also glued to what it decoded before the bad byte', (t) => {
+  const decoded = run('base64', ['-d'], { input: 'eyJ1c2VyIjoiYWRtaW4iLCJleHAiOjE3MTg*' });
+  t.is(decoded, '{"user":"admin","exp":1718base64: invalid input');
+  t.deepEqual(shapeQuery(decoded).programs, ['base64']);
+});
+
+test('logs by their own dates: dpkg’s, apt’s history and the alternatives log; a crontab entry names its command first', (t) => {
+  // Log files the package tools write as root during an install, quoted as they word them.
+  const dpkgLog = [
+    '2026-03-14 09:27:05 startup packages configure',
+    '2026-03-14 09:27:05 configure man-db:amd64 2.11.2-2 <none>',
+    '2026-03-14 09:27:05 status half-configured man-db:amd64 2.11.2-2',
+    '2026-03-14 09:27:06 status installed man-db:amd64 2.11.2-2',
+  ].join('\n');
+  t.deepEqual(shapeQuery(dpkgLog).programs, ['dpkg']);
+  const history = [
+    'Start-Date: 2026-03-14  09:27:01',
+    'Commandline: apt-get install -y tree',
+    'Install: tree:amd64 (2.1.0-1)',
+    'End-Date: 2026-03-14  09:27:06',
+  ].join('\n');
+  t.is(shapeQuery(history).programs[0], 'apt');
+  const alternatives =
+    'update-alternatives 2026-03-14 09:27:06: run with --quiet --install /usr/bin/pager pager /bin/less 77';
+  t.is(shapeQuery(alternatives).programs[0], 'update-alternatives');
+  // A crontab entry: the command's page, then crontab's and cron's; /etc/crontab's user is no program.
+  t.deepEqual(shapeQuery('15 4 * * 0 /usr/bin/journalctl --vacuum-time=14d').programs, [
+    'journalctl',
+    'crontab',
+    'cron',
+  ]);
+  t.deepEqual(shapeQuery('30 2 * * * root /usr/local/bin/db-backup.sh > /dev/null 2>&1').programs.slice(-2), [
+    'crontab',
+    'cron',
+  ]);
+  t.false(shapeQuery('30 2 * * * root /usr/local/bin/db-backup.sh').programs.includes('root'));
+  t.deepEqual(shapeQuery('@daily tar czf /backup/etc.tgz /etc').programs, ['tar', 'crontab', 'cron']);
+});

@@ -856,3 +856,21 @@ test('programs: a program the selection shows outranks any named in its prose', 
   // A note typed under real output (`… with sudo`) does not displace the program that failed.
   t.deepEqual(shapeQuery(`$ ls /nonexistent-kortty\n${ls}\nhow do I fix this with sudo?`).programs, ['ls']);
 });
+
+test('a shell’s && or 2>&1 anywhere makes a lone line a command; prose with two words before a path stays prose', (t) => {
+  t.deepEqual(shapeQuery('ip addr add 10.0.0.5/24 dev eth1 && ip link set eth1 up').programs, [
+    'ip-addr',
+    'ip',
+  ]);
+  t.deepEqual(shapeQuery('npm ci && npm test').programs.at(-1), 'npm');
+  t.is(shapeQuery('mysqldump shop orders customers > dump.sql 2>&1').programs[0], 'mysqldump');
+  t.deepEqual(shapeQuery('list files in /etc').programs, []);
+  // A question keeps its own reading.
+  t.deepEqual(shapeQuery('how do I run make && make install?').programs, []);
+  // echo prints what the command it substitutes says: that command leads.
+  t.deepEqual(shapeQuery('run: echo "VERSION=$(jq -r .version package.json)" >> "$GITHUB_ENV"').programs, [
+    'jq',
+    'echo',
+  ]);
+  t.deepEqual(shapeQuery('$ echo "hello world"').programs, ['echo']);
+});
