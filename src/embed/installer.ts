@@ -310,9 +310,9 @@ async function download(
 // once the partial file holds the state, or has not changed for longer than that delay; the
 // install lock covers the late write.
 const PARTIAL_QUIET_MS = 2500;
+const PARTIAL_POLL_MS = 50;
 /** ipull's default for Node: three ranged streams over 5 MiB chunks. */
 const PARALLEL_STREAMS = 3;
-const PARTIAL_POLL_MS = 50;
 
 async function settledPartial(partial: string, total: number | undefined): Promise<void> {
   let last = '';

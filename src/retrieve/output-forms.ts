@@ -80,9 +80,6 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   // (their own dates), openssl dgst's digest, stat -f's fields, badblocks' range, pstree's tree,
   // and ldd's libraries with their load addresses.
   ['uid=', /^uid=\d+\([^)]*\) gid=\d+\(/, 'id'],
-  // base64 -d's verdict, also glued to what it decoded when that had no final newline
-  // (`{"user":"admin","exp":1718base64: invalid input`).
-  ['base64: ', /base64: invalid input$/, 'base64'],
   [
     ': ',
     /^(?:(?:Start|End)-Date: \d{4}-\d\d-\d\d {1,2}\d\d:\d\d:\d\d$|Commandline: (?:apt|apt-get|aptitude)\b|Requested-By: \S+ \(\d+\)$)/,
@@ -95,7 +92,7 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
     ['openssl-dgst', 'openssl'],
   ],
   ['Namelen: ', /^\s*ID: [0-9a-f]+ +Namelen: \d+ +Type: \S+$/, 'stat'],
-  ['block size: ', /^Block size: \d+ +Fundamental block size: \d+$/, 'stat'],
+  ['Fundamental block size: ', /^Block size: \d+ +Fundamental block size: \d+$/, 'stat'],
   ['Checking blocks ', /^Checking blocks \d+ to \d+$/, 'badblocks'],
   ['-', /^[A-Za-z][\w.:@]*(?:\(\d+\))?(?:-\+-|---)[A-Za-z{]/, 'pstree'],
   [
@@ -103,6 +100,9 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
     /^\s*(?:(?:linux-vdso|linux-gate)\.so\.1 \(0x[0-9a-f]+\)|\S+\.so[\w.]* => (?:\S+ \(0x[0-9a-f]+\)|not found)|\/\S*\/ld-linux[\w.-]*\.so\.\d+ \(0x[0-9a-f]+\))$/,
     'ldd',
   ],
+  // base64 -d's verdict, also glued to what it decoded when that had no final newline
+  // (`{"user":"admin","exp":1718base64: invalid input`).
+  ['base64: ', /base64: invalid input$/, 'base64'],
   // A line of dpkg's log (/var/log/dpkg.log): its own date and time, then an action or a status
   // change of a package (`2026-03-14 09:27:05 status half-configured man-db:amd64 2.11.2-2`).
   [
