@@ -10,7 +10,8 @@
 //     and says 'go': a fixed hold could end before a loaded parent stops it), then "activate"
 //     the way the index job does: `assertHeld()` first, and only then rename a marker file into
 //     place (atomicWrite). Logs `exit` after activating, `lost` when assertHeld refused.
-//   mode broken: a check-then-create lock without re-check, for the harness self-check.
+//   mode broken: a check-then-create lock without re-check, for the harness self-check; it too
+//     stops at REL_DEADLINE or once REL_STOP exists.
 
 import { appendFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { isKorttyError } from '../../src/errors.js';
@@ -76,7 +77,7 @@ async function victim() {
 
 /** A deliberately broken lock for the harness self-check: check, then create, never re-check. */
 async function broken(deadline: number) {
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !(stopPath && existsSync(stopPath))) {
     if (existsSync(lockPath)) {
       await sleep(1 + Math.random() * 3);
       continue;

@@ -434,17 +434,26 @@ async function brokenLockIsCaught(dir: string, contenders: number, staleMs: numb
   const row = createRow('lock harness self-check: a check-then-create lock is reported');
   await row.trial(async () => {
     const logPath = join(dir, 'broken.log');
+    const stopPath = join(dir, 'broken-stop');
     await writeFile(logPath, '');
-    const deadline = Date.now() + 3000;
+    // The contenders run until the analysis has seen two of them inside at once, or a hard end: a
+    // fixed window, counted from before they were forked, could close on a loaded machine before
+    // the second one had started (one acquisition, nothing to catch).
+    const hardEnd = Date.now() + 60_000;
     const procs = Array.from({ length: Math.max(2, contenders) }, () =>
       spawnContender({
         REL_LOCK: join(dir, 'broken-lock'),
         REL_LOG: logPath,
         REL_MODE: 'broken',
         REL_HOLD_MS: '20',
-        REL_DEADLINE: String(deadline),
+        REL_DEADLINE: String(hardEnd),
+        REL_STOP: stopPath,
       }),
     );
+    let running = procs.length;
+    for (const p of procs) void p.exited.then(() => running--);
+    while (running > 0 && analyse(parse(logPath), staleMs).violations.length === 0) await sleep(50);
+    await writeFile(stopPath, '');
     await Promise.all(procs.map((p) => p.exited));
     const a = analyse(parse(logPath), staleMs);
     check(a.enters > 0, 'the broken lock was never taken');
