@@ -111,7 +111,9 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
     'dpkg',
   ],
   // A crontab's entry (see CRON_ENTRY): the command's own page leads (cronCommand), then these.
-  [' ', CRON_ENTRY, ['crontab', 'cron']],
+  // Its schedule holds a `*` or opens with a nickname's `@`, which most lines lack.
+  ['*', CRON_ENTRY, ['crontab', 'cron']],
+  ['@', CRON_ENTRY, ['crontab', 'cron']],
   [' copied, ', /^\d+ bytes (?:\([^)]*\) )?copied, [\d.]+ s, /, 'dd'],
   ['|', /^[0-9a-f]{8}(?: {1,2}[0-9a-f]{2}){1,16} +\|[^|]{1,16}\|$/, ['hexdump', 'hd']],
   [': ', /^[0-9a-f]{7,8}: (?:[0-9a-f]{2,4} ){1,8} .{1,16}$/, 'xxd'],
