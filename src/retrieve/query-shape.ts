@@ -510,8 +510,9 @@ function linePrograms(
 ): { programs: string[]; ran: boolean; frame?: string; shell?: string } {
   if (command) return { programs: commandPrograms(line), ran: true };
   const signatures = signaturePrograms(stamped);
-  // A crontab's entry is about the command it schedules first, then about crontab and cron.
-  const scheduled = cronCommand(stamped);
+  // A crontab's entry is about the command it schedules first, then about crontab and cron. Its
+  // signature already matched: the entry's form is not read again on other lines.
+  const scheduled = signatures.includes('cron') ? cronCommand(stamped) : undefined;
   if (scheduled !== undefined)
     return { programs: [...new Set([...commandPrograms(scheduled), ...signatures])], ran: false };
   // diff -u's `+++ b.txt<TAB>time` is no shell trace of `b.txt`.
