@@ -30,7 +30,7 @@ type Programs = string | readonly string[];
 //     source, prints some of them too;
 //   - a byte dump's line, whose offset and bytes shaping drops as hex: hexdump -C's (hd's)
 //     `00000000  7f 45 4c 46 …  |.ELF....|`, xxd's `00000000: 7f45 4c46 …  .ELF....`, od's
-//     octal `0000000 042577 043114 …`;
+//     octal `0000000 042577 043114 …` and its characters (-c, -a);
 //   - dd's summary (`4+0 records in`, `4194304 bytes (4.2 MB, 4.0 MiB) copied, 0.02 s, 204 MB/s`);
 //   - git log's (and git show's) header of a commit, its full hash, with --decorate its refs
 //     (`commit 1f0c…e9 (HEAD -> main)`), a reflog's entry and a blamed line, a short hash first;
@@ -118,6 +118,29 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   ['|', /^[0-9a-f]{8}(?: {1,2}[0-9a-f]{2}){1,16} +\|[^|]{1,16}\|$/, ['hexdump', 'hd']],
   [': ', /^[0-9a-f]{7,8}: (?:[0-9a-f]{2,4} ){1,8} .{1,16}$/, 'xxd'],
   [' ', /^[0-7]{7}(?: [0-7]{6}){1,8}$/, 'od'],
+  // OpenSSL's progress while it searches for a key's primes: dots, pluses and a star.
+  ['+', /^(?=[^.]*\.)[.+*]{16,}$/, 'openssl'],
+  // passwd -S's status: the name, L(ocked), P(assword) or NP, the change date and the ages.
+  [
+    ' ',
+    /^[a-z_][\w.-]* (?:P|PS|L|LK|NP) (?:\d{4}-\d\d-\d\d|\d\d\/\d\d\/\d{4}) -?\d+ -?\d+ -?\d+ -?\d+$/,
+    'passwd',
+  ],
+  // git worktree list's rows (a path, its commit, its branch), and git branch -v's (a branch, its
+  // commit, maybe its upstream, the subject).
+  [
+    '/',
+    /^\/\S* +[0-9a-f]{7,40} (?:\[[^\]\s]+\]|\(detached HEAD\))(?: locked| prunable)?$/,
+    ['git-worktree', 'git'],
+  ],
+  [
+    ' ',
+    /^(?:[*+] | {2})\S+ +(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}\d)[0-9a-f]{7,12} (?:\[[^\]]+\] )?\S/,
+    ['git-branch', 'git'],
+  ],
+  // od -c's and -a's characters, each in a cell of four: a letter, a backslash escape, an octal
+  // byte, a named control (`0000000   n   a   m   e  \r  \n`, `0000020  sp esc nul del`).
+  [' ', /^[0-7]{7}(?: {3}\S| {4}| {2}\\\S| [0-7]{3}| {1,2}[a-z]{2,3}){1,16}$/, 'od'],
   // zstd's verdict on a file, its name padded to a column (`data.zst : Read error (39) : …`), also
   // after what is left of its progress line (`data.zst  : 0 B...  data.zst : Read error (39) : …`).
   [' error (', /(?:^|\s)\S+ *: (?:Read error|Decoding error|Write error) \(\d+\) : /, 'zstd'],
@@ -275,9 +298,24 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // progress and advice lines of its porcelain.
   [/^(?:fatal|hint): |^merge: \S+ - not something we can merge$/, 'git'],
   [
-    /^(?:Cloning into (?:bare repository )?'|Already up.to.date\.$|On branch \S+$|HEAD detached at |Your branch is (?:up to date|ahead|behind|based on) |nothing to commit|no changes added to commit|Changes (?:not staged for commit|to be committed):$|Untracked files:$|Switched to (?:a new |and reset )?branch '|Already on '|CONFLICT \([\w/ -]+\): |Automatic merge failed; |HEAD is now at |Note: switching to '|You are in 'detached HEAD' state|Everything up-to-date$|(?:Enumerating|Counting|Compressing|Writing|Receiving|Resolving) (?:objects|deltas): |Please commit your changes or stash them |diff --git a\/|Auto-merging \S|Saved working directory and index state |Unstaged changes after reset:$|Successfully rebased and updated |(?:Initialized empty|Reinitialized existing) Git repository in |! \[(?:remote )?rejected\] )/,
+    /^(?:Cloning into (?:bare repository )?'|Already up.to.date\.$|Switched to (?:a new |and reset )?branch '|Already on '|CONFLICT \([\w/ -]+\): |Automatic merge failed; |HEAD is now at |Note: switching to '|You are in 'detached HEAD' state|Everything up-to-date$|(?:Enumerating|Counting|Compressing|Writing|Receiving|Resolving) (?:objects|deltas): |Please commit your changes or stash them |diff --git a\/|diff --cc \S|Auto-merging \S|Unstaged changes after reset:$|Successfully rebased and updated |(?:Initialized empty|Reinitialized existing) Git repository in |! \[(?:remote )?rejected\] )/,
     'git',
   ],
+  // git status's report (also under commit, stash and checkout, which print it as status does),
+  // and its short form's branch line with an upstream (`## main...origin/main [ahead 1]`).
+  [
+    /^(?:On branch \S+$|HEAD detached (?:at|from) |Your branch (?:is (?:up to date|ahead|behind|based on) |and '[^']+' have diverged,$)|nothing to commit|no changes added to commit|Changes (?:not staged for commit|to be committed):$|Untracked files:$|Unmerged paths:$|## (?:\S+\.\.\.\S+(?: \[(?:ahead|behind|gone)[^\]]*\])?|No commits yet on \S+|HEAD \(no branch\))$)/,
+    ['git', 'git-status'],
+  ],
+  // A diffstat's lines, which git diff --stat, merge, pull and apply --stat print.
+  [
+    /^(?:\d+ files? changed(?:, \d+ insertions?\(\+\))?(?:, \d+ deletions?\(-\))?$|\S+ \| +\d+ \+*-*$)/,
+    'git',
+  ],
+  // git stash's own report of what it saved, and its list's entries (the stash's ref, then the
+  // branch it was made on).
+  [/^Saved working directory and index state /, ['git', 'git-stash']],
+  [/^stash@\{\d+\}: (?:WIP on|On) [^\s:]+: /, ['git-stash', 'git']],
   [
     /^error: (?:pathspec '.*' did not match any file\(s\) known to git|failed to push some refs to |Your local changes to the following files would be overwritten by |src refspec \S+ does not match any|The following untracked working tree files would be |cannot pull with rebase: |could not apply )/,
     'git',
@@ -312,7 +350,7 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // Node names its version under an uncaught exception.
   [/^Node\.js v\d+\.\d+\.\d+$/, 'node'],
   [
-    /^(?:Exception in thread "[^"]*" |Error: (?:Could not find or load main class|Unable to access jarfile|A JNI error has occurred))/,
+    /^(?:Exception in thread "[^"]*" |Error: (?:Could not find or load main class|Unable to access jarfile|A JNI error has occurred|Could not create the Java Virtual Machine\.$)|Invalid (?:initial|maximum) heap size: |Unrecognized option: -)/,
     'java',
   ],
   // tmux's bare client errors.
@@ -431,7 +469,9 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     /^NAME (?:MAJ:MIN RM SIZE RO TYPE |FSTYPE (?:FSVER )?LABEL UUID (?:FSAVAIL FSUSE% )?)MOUNTPOINTS?$/,
     'lsblk',
   ],
-  [/^(?:Netid )?State Recv-Q Send-Q Local Address:Port Peer Address:Port(?: ?Process)?$/, 'ss'],
+  // ss's table (without State under a state filter), and the counts of ss -s.
+  [/^(?:Netid )?(?:State )?Recv-Q Send-Q Local Address:Port Peer Address:Port(?: ?Process)?$/, 'ss'],
+  [/^(?:TCP: \d+ \(estab \d+, closed \d+, orphaned \d+, timewait \d+\)$|Transport Total IP IPv6$)/, 'ss'],
   // iproute2: the kernel's refusal as its tools report it, and the listings of ip route, ip neigh
   // and ip's brief (-br) address and link tables, each by its layout.
   [/^RTNETLINK answers: /, ['ip', 'tc']],
@@ -587,7 +627,11 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   [/^Kernel IP routing table$/, ['netstat', 'route']],
   [/^Frames Skips Compressed Uncompressed Ratio Check Filename$/, 'zstd'],
   [/^RES PAGES SIZE FILE$/, 'fincore'],
-  [/^(?:Original form|Normalized form|Next elapse|From now): /, 'systemd-analyze'],
+  [/^(?:Original form|Normalized form|Next elapse|From now): |^[μu]s:(?: \d+)?$/, 'systemd-analyze'],
+  // The verb systemctl (and systemd's other *ctl tools, less often typed) does not know.
+  [/^Unknown command verb '?[^'\s]+'?\.$/, 'systemctl'],
+  // su's verdict on the line of its password prompt, which the typed password never ended.
+  [/^Password: su: /, 'su'],
   [
     /^Status: (?:install|deinstall|purge|hold|unknown) (?:ok|reinstreq) (?:installed|not-installed|config-files|half-installed|unpacked|half-configured|triggers-awaited|triggers-pending)$/,
     ['dpkg', 'dpkg-query'],

@@ -203,7 +203,133 @@ test('git: status, progress and advice lines that carry no name', async (t) => {
   t.regex(outs[4]!, /^CONFLICT \(content\): Merge conflict in f\.txt$/m);
   t.regex(outs[4]!, /^Automatic merge failed; fix conflicts/m);
   t.deepEqual(shapeQuery(outs[0]!).programs, ['git', 'git-checkout', 'git-restore'], outs[0]);
-  for (const out of outs.slice(1)) t.deepEqual(shapeQuery(out).programs, ['git'], out);
+  // status's report is documented on its own page too.
+  t.deepEqual(shapeQuery(outs[2]!).programs, ['git', 'git-status'], outs[2]);
+  for (const out of [outs[1]!, ...outs.slice(3)]) t.deepEqual(shapeQuery(out).programs, ['git'], out);
+});
+
+test('git status -sb, stash, stash list, branch -v, worktree list, diffstat and a combined diff', async (t) => {
+  const { dir, env, repo, git, commit } = await scratchRepo();
+  await commit('f.txt', 'one\n', 'one');
+  const bare = join(dir, 'origin.git');
+  run('git', ['clone', '-q', '--bare', repo, bare], { env });
+  git('remote', 'add', 'origin', bare);
+  git('fetch', '-q', 'origin');
+  git('branch', '-q', '--set-upstream-to=origin/main');
+  await commit('f.txt', 'two\n', 'two');
+  const short = git('status', '-sb');
+  t.is(short, '## main...origin/main [ahead 1]');
+  t.deepEqual(shapeQuery(short).programs, ['git', 'git-status']);
+  const status = git('status');
+  t.regex(status, /^Your branch is ahead of 'origin\/main' by 1 commit\.$/m);
+  t.deepEqual(shapeQuery(status).programs.slice(0, 2), ['git', 'git-status'], status);
+  await writeFile(join(repo, 'f.txt'), 'three\n');
+  const saved = git('stash', 'push', '-m', 'try new format');
+  t.regex(saved, /^Saved working directory and index state On main: try new format$/);
+  t.deepEqual(shapeQuery(saved).programs, ['git', 'git-stash']);
+  const stashes = git('stash', 'list');
+  t.is(stashes, 'stash@{0}: On main: try new format');
+  t.deepEqual(shapeQuery(stashes).programs, ['git-stash', 'git']);
+  git('branch', '-q', 'topic', 'HEAD~1');
+  const branches = git('branch', '-vv');
+  t.regex(branches, /^\* main +[0-9a-f]{7,} \[origin\/main: ahead 1\] two$/m);
+  t.regex(branches, /^ {2}topic +[0-9a-f]{7,} one$/m);
+  t.deepEqual(shapeQuery(branches).programs, ['git-branch', 'git'], branches);
+  git('worktree', 'add', '-q', join(dir, 'wt'), 'topic');
+  const trees = git('worktree', 'list');
+  t.regex(trees, /^\/\S+\/wt +[0-9a-f]{7,} \[topic\]$/m);
+  t.deepEqual(shapeQuery(trees).programs, ['git-worktree', 'git'], trees);
+  const stat = git('diff', '--stat', 'HEAD~1');
+  t.regex(stat, /^ f\.txt \| 2 \+-\n 1 file changed, 1 insertion\(\+\), 1 deletion\(-\)$/);
+  t.deepEqual(shapeQuery(stat).programs, ['git']);
+  // A merge that conflicts: git diff shows both sides at once, a combined diff.
+  git('stash', 'drop', '-q');
+  git('switch', '-q', '-c', 'side', 'topic');
+  await commit('f.txt', 'side\n', 'side');
+  git('switch', '-q', 'main');
+  git('merge', 'side');
+  const combined = git('diff');
+  t.regex(combined, /^diff --cc f\.txt\n/);
+  t.regex(combined, /^@@@ -1,1 -1,1 \+1,5 @@@$/m);
+  t.deepEqual(shapeQuery(combined).programs.slice(0, 1), ['git'], combined);
+  // Look-alikes: a Markdown heading, a table row, a path and a word after a hex-looking word.
+  for (const other of ['## Installation', '/srv/www 2026 [prod]', '  build 1234567 done'])
+    t.deepEqual(shapeQuery(other).programs, [], other);
+});
+
+test('ss without a state column and ss -s, su at its prompt, systemctl’s unknown verb, systemd-analyze timespan, openssl’s key search and passwd -S', async (t) => {
+  const established = run('ss', ['-tn', 'state', 'established']);
+  t.regex(established, /^Recv-Q +Send-Q +Local Address:Port +Peer Address:Port ?Process/);
+  t.deepEqual(shapeQuery(established).programs.slice(0, 1), ['ss']);
+  const summary = run('ss', ['-s']);
+  t.regex(summary, /^TCP: +\d+ \(estab \d+, closed \d+, orphaned \d+, timewait \d+\)$/m);
+  t.deepEqual(shapeQuery(summary).programs, ['ss'], summary);
+  // su asks for a password on its terminal; with none, the verdict follows the prompt on one line.
+  const su = runUnprivileged('su', ['-c', 'true', 'root']);
+  t.regex(su, /^Password: su: Authentication failure$/m);
+  t.deepEqual(shapeQuery(su).programs, ['su']);
+  const verb = run('systemctl', ['stauts', 'nginx']);
+  t.regex(verb, /^Unknown command verb '?stauts'?\.$/m);
+  t.deepEqual(shapeQuery(verb).programs, ['systemctl']);
+  const span = run('systemd-analyze', ['timespan', '90min']);
+  // μs in a UTF-8 locale, us in C.
+  t.regex(span, /^Original: 90min\n +us: 5400000000\n +Human: 1h 30min$/);
+  t.deepEqual(shapeQuery(span.replace('us:', 'μs:')).programs, ['systemd-analyze']);
+  t.deepEqual(shapeQuery(span).programs, ['systemd-analyze']);
+  const dir = await scratch();
+  const key = join(dir, 'k.pem');
+  const cert = join(dir, 'c.pem');
+  const search = run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:1024',
+    '-nodes',
+    '-keyout',
+    key,
+    '-subj',
+    '/CN=k',
+    '-out',
+    cert,
+  ]);
+  t.regex(search, /^[.+*]{16,}$/m);
+  t.deepEqual(shapeQuery(search).programs, ['openssl'], search);
+  const locked = run('passwd', ['-S', 'nobody']);
+  t.regex(locked, /^nobody (?:L|LK|P|NP) \d{4}-\d\d-\d\d \d+ \d+ \d+ -?\d+$/);
+  t.deepEqual(shapeQuery(locked).programs, ['passwd']);
+  // The JVM's refusal of its options, as java words it (no JVM is installed for the suite).
+  const jvm =
+    'Invalid maximum heap size: -Xmx4gb\nError: Could not create the Java Virtual Machine.\nError: A fatal exception has occurred. Program will exit.';
+  t.deepEqual(shapeQuery(jvm).programs, ['java']);
+  // A rule of dashes, dots in prose and a row of numbers are no key search or status.
+  for (const other of ['-----', '................', 'alice 12 2026-01-01 0 99999 7 -1'])
+    t.deepEqual(shapeQuery(other).programs, [], other);
+});
+
+test('gunzip and zcat sign their errors as gzip, unzstd as zstd: the command that failed leads the listing above it', async (t) => {
+  const dir = await scratch();
+  await writeFile(join(dir, 'data.json.gz'), '{"not": "gzip"}\n');
+  await writeFile(join(dir, 'db.zst'), 'plain\n');
+  const gunzip = run('gunzip', ['data.json.gz'], { cwd: dir });
+  t.is(gunzip, '\ngzip: data.json.gz: not in gzip format');
+  const listing = run('ls', ['-l'], { cwd: dir });
+  t.deepEqual(shapeQuery(`$ ls -l\n${listing}\n$ gunzip data.json.gz\n${gunzip}`).programs, [
+    'gunzip',
+    'gzip',
+    'ls',
+  ]);
+  const zcat = run('zcat', ['data.json.gz'], { cwd: dir });
+  t.regex(zcat, /^gzip: data\.json\.gz: not in gzip format$/m);
+  t.deepEqual(shapeQuery(`$ ls\ndata.json.gz\n$ zcat data.json.gz\n${zcat}`).programs.slice(0, 2), [
+    'zcat',
+    'gzip',
+  ]);
+  const unzstd = run('unzstd', ['db.zst'], { cwd: dir });
+  t.regex(unzstd, /^zstd: db\.zst: (?:unsupported format|unknown header) ?$/m);
+  t.deepEqual(shapeQuery(`$ ls\ndb.zst\n$ unzstd db.zst\n${unzstd}`).programs.slice(0, 2), [
+    'unzstd',
+    'zstd',
+  ]);
 });
 
 test('git log and stat: a commit header and a file status name their programs', async (t) => {
@@ -651,6 +777,16 @@ test('byte dumps, iconv, capsh, rpcgen, zstd, Python’s json and gsettings: lay
   const od = run('od', [], { input: bytes });
   t.regex(od, /^0000000 042577 043114 000402 000001/);
   t.deepEqual(shapeQuery(od).programs, ['od']);
+  // od -c and -a print characters, not numbers: the letters stay in the query, the cells name od.
+  const csv = 'name,age\r\nbob,42 \x1b\x00\x7f\xe9\n\ttab';
+  const odc = run('od', ['-c'], { input: Buffer.from(csv, 'latin1') });
+  t.regex(odc, /^0000000 {3}n {3}a {3}m {3}e {3}, {3}a {3}g {3}e {2}\\r {2}\\n/);
+  t.regex(odc, /^0000020 {5}033 {2}\\0 177 351 {2}\\n {2}\\t/m);
+  const oda = run('od', ['-a'], { input: Buffer.from(csv, 'latin1') });
+  t.regex(oda, /^0000020 {2}sp esc nul del/m);
+  for (const dump of [odc, oda]) t.deepEqual(shapeQuery(dump).programs, ['od'], dump);
+  // Four-wide cells after an offset, and nothing else: a line of prose after a number is no dump.
+  t.deepEqual(shapeQuery('0000123 was the last order number').programs, []);
   // iconv's verdict right after the text it converted, which ended without a newline.
   const iconv = run('iconv', ['-f', 'utf-8', '-t', 'ascii'], { input: 'Caf\u00e9 au lait\n' });
   t.is(iconv, 'Caficonv: illegal input sequence at position 3');

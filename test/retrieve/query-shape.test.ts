@@ -398,7 +398,7 @@ test('programs: the command words and the `prog:` of real output, leading progra
   await writeFile(join(repo, 'TODO.md'), '- release notes\n');
   const status = run('git', ['-C', repo, 'status'], { env: { HOME: dir } });
   t.regex(status, /^nothing added to commit but untracked files present \(use "git add" to track\)$/m);
-  t.deepEqual(shapeQuery(status).programs, ['git']);
+  t.deepEqual(shapeQuery(status).programs, ['git', 'git-status']);
   t.deepEqual(shapeQuery(status.split('\n').at(-1)!).programs, ['git']);
   // What a file or folder is not names the program of its format, after a label too.
   const outside = join(dir, 'plain');
