@@ -77,6 +77,16 @@ export const DEFAULT_WEIGHTS: LexicalWeights = {
 };
 
 /**
+ * A program named later gains at most this share of the name bonus of the programs named before
+ * it. The bonus weighs 1 / (rank + 1) times the idf of the name over the chunks bearing it, and a
+ * short page's name is rarer than a long page's: du's page of 3 chunks made its half bonus outweigh
+ * rsync's whole one over 60, and a scrollback whose rsync failed after a `du -sh` led with du.
+ * Chosen on the selection sets of docs/EVAL.md (sixteenth round): 0.6 to 0.9 score alike, 0.5
+ * and below cost a set.
+ */
+export const NAME_RANK_SHARE = 0.7;
+
+/**
  * Of the name bonus, the share a document gains that lists the program's name among others (a man
  * page's NAME line) but is filed under another: bzcat's page lists bzip2, and where the two pages
  * hold one text, the page filed under the program's own name leads.
@@ -556,9 +566,22 @@ export function searchBm25F(
     scores[doc]! += bonus - nameScores[doc]!;
     nameScores[doc] = bonus;
   };
-  for (const match of names) {
+  // By rank, each bounded by the best bonus of every rank above it (NAME_RANK_SHARE).
+  let above = Number.POSITIVE_INFINITY;
+  let rank = -1;
+  let best = 0;
+  for (const match of [...names].sort((a, b) => a.rank - b.rank)) {
     if (weights.name <= 0) break;
-    const bonus = (weights.name / (match.rank + 1)) * bm25Idf(n, nameChunks(match)) * (k1 + 1);
+    if (match.rank !== rank) {
+      if (rank >= 0) above = Math.min(above, best);
+      best = 0;
+      rank = match.rank;
+    }
+    const bonus = Math.min(
+      (weights.name / (match.rank + 1)) * bm25Idf(n, nameChunks(match)) * (k1 + 1),
+      above * NAME_RANK_SHARE,
+    );
+    best = Math.max(best, bonus);
     for (const doc of match.ordinals) raise(doc, bonus);
     for (const doc of match.aliases ?? []) raise(doc, bonus * ALIAS_NAME_SHARE);
     for (const doc of match.family ?? []) raise(doc, bonus * FAMILY_NAME_SHARE);

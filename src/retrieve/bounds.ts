@@ -17,7 +17,8 @@
 // kept text is at least `minTrimTokens` long; otherwise it is skipped and later (smaller)
 // candidates still get a chance. A trimmed excerpt fills the budget: it is the last one chosen. A chunk whose text
 // repeats an already selected one (copies of a file in two sources or stores) is skipped: it would
-// spend budget on nothing new.
+// spend budget on nothing new. Where the repeat is a section two different documents share, the
+// repeating document's next chunk takes its place in the order (sharedTextYields).
 // Markers R1..Rn follow the block's order: every document's first excerpt, in rank order, before
 // any document's second, so the next document's best excerpt is not pushed behind a second one of
 // the page above it. The same inputs always give the same markers.
@@ -118,12 +119,46 @@ export function admissionOrder(ranked: readonly Candidate[]): Candidate[] {
   const seen = new Set<string>();
   const now: Candidate[] = [];
   const later: Candidate[] = [];
-  for (const c of ranked) {
+  for (const c of sharedTextYields(ranked)) {
     const doc = documentKey(c);
     (seen.has(doc) && doc !== leader ? later : now).push(c);
     seen.add(doc);
   }
   return [...now, ...later];
+}
+
+/**
+ * `ranked` with each chunk whose text a better chunk of another document already holds (a section
+ * two documents share: git-log's page repeats git-diff's options) preceded by its own document's
+ * next chunk, when there is one with text of its own. The block shows a text once, so the repeat
+ * is skipped; without this, its document would also lose the place its score earned, and its best
+ * other chunk would wait behind every other document's first. Copies of one document (the same
+ * content sha256: a file in two sources or stores) are left as they are: the copy has nothing else
+ * to show.
+ */
+function sharedTextYields(ranked: readonly Candidate[]): readonly Candidate[] {
+  // The sha256 of the document whose chunk shows each text first.
+  const holders = new Map<string, string>();
+  const moved = new Set<Candidate>();
+  const out: Candidate[] = [];
+  for (const [i, c] of ranked.entries()) {
+    if (moved.has(c)) continue;
+    const holder = holders.get(c.text);
+    if (holder === undefined) holders.set(c.text, c.contentSha256);
+    else if (holder !== c.contentSha256) {
+      const doc = documentKey(c);
+      const own = ranked.find(
+        (d, k) => k > i && !moved.has(d) && documentKey(d) === doc && !holders.has(d.text),
+      );
+      if (own) {
+        moved.add(own);
+        holders.set(own.text, own.contentSha256);
+        out.push(own);
+      }
+    }
+    out.push(c);
+  }
+  return out;
 }
 
 interface Plan {

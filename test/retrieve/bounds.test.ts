@@ -308,6 +308,36 @@ test('PDF excerpts keep their pages when trimmed; identical text from a copy is 
   );
 });
 
+test('a section two documents share is shown once, and the second document keeps its place with its next chunk', (t) => {
+  const shared = 'OPTIONS\n  -M, --find-renames\n    Detect renames.';
+  const spec = (sha: string): Candidate[] => [
+    cand({ sourceId: 'A', chunk: 0, fusedScore: 0.9, text: shared, contentSha256: 'a'.repeat(64) }),
+    cand({ sourceId: 'B', chunk: 0, fusedScore: 0.8, text: shared, contentSha256: sha }),
+    ...['C', 'D', 'E', 'F', 'G'].map((sourceId, i) =>
+      cand({ sourceId, chunk: 0, fusedScore: 0.7 - i * 0.05, contentSha256: sourceId.repeat(64) }),
+    ),
+    cand({ sourceId: 'B', chunk: 1, fusedScore: 0.3, contentSha256: sha }),
+  ];
+  // B's page repeats A's options: the text is A's excerpt, and B's own chunk stands where B ranked.
+  const other = selectExcerpts(spec('b'.repeat(64)), { contextWindow: BIG }, countTokens);
+  t.deepEqual(
+    other.map((e) => e.key),
+    ['st1:A-c0', 'st1:B-c1', 'st1:C-c0', 'st1:D-c0', 'st1:E-c0', 'st1:F-c0'],
+  );
+  // B is a copy of A (the same document content): nothing of it is shown, and G keeps its place.
+  const copy = selectExcerpts(spec('a'.repeat(64)), { contextWindow: BIG }, countTokens);
+  t.deepEqual(
+    copy.map((e) => e.key),
+    ['st1:A-c0', 'st1:C-c0', 'st1:D-c0', 'st1:E-c0', 'st1:F-c0', 'st1:G-c0'],
+  );
+  // A repeat whose document has nothing else leaves the order as it was.
+  const alone = selectExcerpts(spec('b'.repeat(64)).slice(0, -1), { contextWindow: BIG }, countTokens);
+  t.deepEqual(
+    alone.map((e) => e.key),
+    ['st1:A-c0', 'st1:C-c0', 'st1:D-c0', 'st1:E-c0', 'st1:F-c0', 'st1:G-c0'],
+  );
+});
+
 test('markers are stable: any input order, ties broken by key, repeated calls identical', (t) => {
   const base = nine().map((c, i) => ({
     ...c,

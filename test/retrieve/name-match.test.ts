@@ -38,6 +38,20 @@ const BUSY_PAGE = `# Viewing archives\n\n${Array.from(
     `Line ${i}: a tar.gz or tar file the viewer cannot open shows as raw bytes; an error in tar exits the viewer.`,
 ).join('\n')}\n`;
 
+// What rsync's page says of the option and the exit code of the selection below.
+const RSYNC_OPTIONS = [
+  '       rsync -avz foo:src/bar /data/tmp',
+  '',
+  'OPTIONS SUMMARY',
+  '       Here is a short summary of the options available in rsync.',
+  '       --delete-after           receiver deletes after transfer, not during',
+  '       --delete-delay           find deletions during, delete after',
+  '',
+  'EXIT VALUES',
+  '       1      Syntax or usage error',
+  '',
+].join('\n');
+
 // The rest of a collection: the name's idf counts over every chunk of the store, as in real use.
 const others = (topic: string) =>
   Object.fromEntries(
@@ -146,6 +160,15 @@ test.before(async () => {
   });
   await createStore({ name: 'Awk', modelId: STARTER_MODEL_ID }, home);
   await addSources('Awk', [{ kind: 'folder', path: awk }], { ports: createDefaultPorts(home) }, home);
+  // rsync's long manual (many chunks, so its name is common among them) and du's short page.
+  const sync = await tempDir('kortty-name-sync-');
+  await writeTree(sync, {
+    'rsync.txt': `${manPage('rsync', 'a fast, versatile, remote (and local) file-copying tool')}${RSYNC_OPTIONS}${prose('transfer delta remote', 600, 37)}`,
+    'du.txt': `${manPage('du', 'estimate file space usage')}${prose('disk usage summary', 6, 41)}`,
+    ...others('kitchen'),
+  });
+  await createStore({ name: 'Sync', modelId: STARTER_MODEL_ID }, home);
+  await addSources('Sync', [{ kind: 'folder', path: sync }], { ports: createDefaultPorts(home) }, home);
   const gitAlone = await tempDir('kortty-name-git-alone-');
   await writeTree(gitAlone, { 'git.txt': gitPage, ...others('kitchen') });
   for (const [name, dir] of [
@@ -342,6 +365,44 @@ test.serial(
       const alone = await search({ stores: [stores[0]!], query: tarOutput, mode: 'lexical' }, deps);
       const notesTop = (r: typeof res) => r.candidates.find((c) => c.storeName === 'Notes')!.lexicalMatch!;
       t.true(notesTop(res) < notesTop(alone), `${notesTop(res)} < ${notesTop(alone)}`);
+    } finally {
+      await deps.close();
+    }
+  },
+);
+
+test.serial(
+  "a later program's short page never outranks the long page of the program named first",
+  async (t) => {
+    const dir = await tempDir('kortty-name-sync-run-');
+    await writeTree(dir, { 'site/index.html': '<p>hi</p>\n' });
+    const du = runProgram('du', ['-sh', 'site'], { cwd: dir });
+    const rsync = runProgram('rsync', ['-avz', '--delete-afterr', 'site/', 'mirror/'], { cwd: dir });
+    t.regex(rsync, /^rsync: (?:--delete-afterr: unknown option|unrecognized option '--delete-afterr')$/m);
+    const selection = `$ du -sh site\n${du}\n$ rsync -avz --delete-afterr site/ mirror/\n${rsync}`;
+    t.deepEqual(shapeQuery(selection).programs.slice(0, 2), ['rsync', 'du']);
+    const deps = createSearchDeps(home);
+    try {
+      const store = await findStore('Sync', home);
+      const snap = (await openSnapshot(snapshotPath(store.id, home), {
+        expectFingerprint: store.fingerprint,
+      }))!;
+      const chunks = (name: string) => snap.data.docs.find((d) => d.path.endsWith(name))!.chunks.length;
+      t.true(
+        chunks('rsync.txt') >= 10 * chunks('du.txt'),
+        `${chunks('rsync.txt')} and ${chunks('du.txt')} chunks`,
+      );
+      snap.close();
+      const res = await search({ stores: [store], query: selection, mode: 'lexical' }, deps);
+      const pages = res.excerpts.map((e) => e.path.replace(/^.*\//, ''));
+      t.is(pages[0], 'rsync.txt', pages.join());
+      t.true(pages.includes('du.txt'), pages.join());
+      // du's bonus is bounded by rsync's (NAME_RANK_SHARE), though du's rarer name has the larger idf.
+      const name = (page: string) => {
+        const e = res.excerpts.find((x) => x.path.endsWith(page))!;
+        return e.explain!.shares.name * e.lexicalScore!;
+      };
+      t.true(name('du.txt') <= 0.7 * name('rsync.txt') + 1e-9, `${name('du.txt')} vs ${name('rsync.txt')}`);
     } finally {
       await deps.close();
     }
