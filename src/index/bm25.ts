@@ -80,7 +80,7 @@ export const DEFAULT_WEIGHTS: LexicalWeights = {
  * A program named later gains at most this share of the name bonus of the programs named before
  * it. The bonus weighs 1 / (rank + 1) times the idf of the name over the chunks bearing it, and a
  * short page's name is rarer than a long page's: du's page of 3 chunks made its half bonus outweigh
- * rsync's whole one over 60, and a scrollback whose rsync failed after a `du -sh` led with du.
+ * rsync's whole one over 133, and a scrollback whose rsync failed after a `du -sh` led with du.
  * Chosen on the selection sets of docs/EVAL.md (sixteenth round): 0.6 to 0.9 score alike, 0.5
  * and below cost a set.
  */

@@ -860,7 +860,7 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
     const said = command || shown.ran ? '' : (OUTPUT_PROGRAM.exec(line)?.[1] ?? '');
     const wrapperSaid = said !== '' && wrappedBy.includes(said) && !ran.includes(said);
     const diagnostic =
-      said !== '' && (ran.includes(said) || ran.some((p) => PRINTS_AS[p] === said) || wrapperSaid);
+      said !== '' && (ran.includes(said) || ran.some((p) => PRINTS_AS.get(p) === said) || wrapperSaid);
     // The shell's own error at a line of the script it runs (`./release.sh: line 16: X: unbound
     // variable`) is a failure whatever its words, and the shell's: the commands it traced are
     // context.
@@ -960,12 +960,12 @@ export function shapeQuery(selection: string, budget = QUERY_WORD_BUDGET): Shape
  * Programs that are another program under a second name and sign their diagnostics with its name:
  * `gunzip x.gz` answers `gzip: x.gz: not in gzip format`.
  */
-const PRINTS_AS: Readonly<Record<string, string>> = {
-  gunzip: 'gzip',
-  zcat: 'gzip',
-  unzstd: 'zstd',
-  zstdcat: 'zstd',
-};
+const PRINTS_AS: ReadonlyMap<string, string> = new Map([
+  ['gunzip', 'gzip'],
+  ['zcat', 'gzip'],
+  ['unzstd', 'zstd'],
+  ['zstdcat', 'zstd'],
+]);
 
 /** The programs that run ssh for their transport (and git's subcommand pages, by their prefix). */
 const SSH_CALLERS: ReadonlySet<string> = new Set(['scp', 'sftp', 'rsync', 'git', 'ssh-copy-id', 'sshfs']);

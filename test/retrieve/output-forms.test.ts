@@ -301,6 +301,12 @@ test('ss without a state column and ss -s, su at its prompt, systemctl’s unkno
   const jvm =
     'Invalid maximum heap size: -Xmx4gb\nError: Could not create the Java Virtual Machine.\nError: A fatal exception has occurred. Program will exit.';
   t.deepEqual(shapeQuery(jvm).programs, ['java']);
+  t.deepEqual(
+    shapeQuery('Unrecognized option: -verbosee\nError: Could not create the Java Virtual Machine.').programs,
+    ['java'],
+  );
+  // GNU getopt's refusal is the program's own, quoted and lowercase: no JVM's.
+  t.deepEqual(shapeQuery("ls: unrecognized option '--colour-me'").programs, ['ls']);
   // A rule of dashes, dots in prose and a row of numbers are no key search or status.
   for (const other of ['-----', '................', 'alice 12 2026-01-01 0 99999 7 -1'])
     t.deepEqual(shapeQuery(other).programs, [], other);
