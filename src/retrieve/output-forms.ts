@@ -117,7 +117,10 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
   [' copied, ', /^\d+ bytes (?:\([^)]*\) )?copied, [\d.]+ s, /, 'dd'],
   ['|', /^[0-9a-f]{8}(?: {1,2}[0-9a-f]{2}){1,16} +\|[^|]{1,16}\|$/, ['hexdump', 'hd']],
   [': ', /^[0-9a-f]{7,8}: (?:[0-9a-f]{2,4} ){1,8} .{1,16}$/, 'xxd'],
-  [' ', /^[0-7]{7}(?: [0-7]{6}){1,8}$/, 'od'],
+  // od's lines after their octal offset: its default octal words, or -c's and -a's characters,
+  // each in a cell of four (a letter, a backslash escape, an octal byte, a named control:
+  // `0000000   n   a   m   e  \r  \n`, `0000020  sp esc nul del`).
+  [' ', /^[0-7]{7}(?:(?: [0-7]{6}){1,8}|(?: {3}\S| {4}| {2}\\\S| [0-7]{3}| {1,2}[a-z]{2,3}){1,16})$/, 'od'],
   // OpenSSL's progress while it searches for a key's primes: dots, pluses and a star.
   ['+', /^(?=[^.]*\.)[.+*]{16,}$/, 'openssl'],
   // passwd -S's status: the name, L(ocked), P(assword) or NP, the change date and the ages.
@@ -138,9 +141,6 @@ const SIGNATURES: ReadonlyArray<readonly [string, RegExp, Programs]> = [
     /^(?:[*+] | {2})\S+ +(?=[0-9a-f]{0,11}[a-f])(?=[0-9a-f]{0,11}\d)[0-9a-f]{7,12} (?:\[[^\]]+\] )?\S/,
     ['git-branch', 'git'],
   ],
-  // od -c's and -a's characters, each in a cell of four: a letter, a backslash escape, an octal
-  // byte, a named control (`0000000   n   a   m   e  \r  \n`, `0000020  sp esc nul del`).
-  [' ', /^[0-7]{7}(?: {3}\S| {4}| {2}\\\S| [0-7]{3}| {1,2}[a-z]{2,3}){1,16}$/, 'od'],
   // zstd's verdict on a file, its name padded to a column (`data.zst : Read error (39) : …`), also
   // after what is left of its progress line (`data.zst  : 0 B...  data.zst : Read error (39) : …`).
   [' error (', /(?:^|\s)\S+ *: (?:Read error|Decoding error|Write error) \(\d+\) : /, 'zstd'],
