@@ -134,7 +134,9 @@ export function admissionOrder(ranked: readonly Candidate[]): Candidate[] {
  * is skipped; without this, its document would also lose the place its score earned, and its best
  * other chunk would wait behind every other document's first. Copies of one document (the same
  * content sha256: a file in two sources or stores) are left as they are: the copy has nothing else
- * to show.
+ * to show. Only a chunk some list scored moves up: the starter model's vector hits have a fused
+ * score of 0 and only fill the list after the lexical ones, so hybrid's longer list must not
+ * change the block lexical mode gives.
  */
 function sharedTextYields(ranked: readonly Candidate[]): readonly Candidate[] {
   // The sha256 of the document whose chunk shows each text first.
@@ -148,7 +150,8 @@ function sharedTextYields(ranked: readonly Candidate[]): readonly Candidate[] {
     else if (holder !== c.contentSha256) {
       const doc = documentKey(c);
       const own = ranked.find(
-        (d, k) => k > i && !moved.has(d) && documentKey(d) === doc && !holders.has(d.text),
+        (d, k) =>
+          k > i && d.fusedScore > 0 && !moved.has(d) && documentKey(d) === doc && !holders.has(d.text),
       );
       if (own) {
         moved.add(own);

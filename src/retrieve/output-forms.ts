@@ -282,7 +282,10 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
     ['git', 'git-push'],
   ],
   [/^warning: adding embedded git repository: /, ['git', 'git-add']],
-  [/^error: can't open patch '/, ['git', 'git-apply']],
+  [
+    /^error: (?:can't open patch '|patch failed: \S.*:\d+$|\S.*: patch does not apply$)/,
+    ['git', 'git-apply'],
+  ],
   [
     /^(?:However, there were unannotated tags: try --tags\.|fatal: No names found, cannot describe anything\.)$/,
     ['git', 'git-describe'],
@@ -475,6 +478,11 @@ const OPENINGS: ReadonlyArray<readonly [RegExp, Programs]> = [
   // iproute2: the kernel's refusal as its tools report it, and the listings of ip route, ip neigh
   // and ip's brief (-br) address and link tables, each by its layout.
   [/^RTNETLINK answers: /, ['ip', 'tc']],
+  // net-tools' tools report the kernel's refusal by the ioctl they called: route's routing-table
+  // calls, ifconfig's interface calls, arp's cache calls.
+  [/^SIOC(?:ADD|DEL)RT: /, 'route'],
+  [/^SIOC[GS]IF\w+: /, 'ifconfig'],
+  [/^SIOC[DGS]ARP(?:\(\w+\))?: /, 'arp'],
   [
     /^(?:default|(?:local |broadcast )?\d{1,3}(?:\.\d{1,3}){3}(?:\/\d+)?) (?:via \S+ )?dev \S+ (?:proto|scope|metric|src|via)\b/,
     ['ip-route', 'ip'],

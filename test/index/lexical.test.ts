@@ -285,6 +285,36 @@ test('synonyms: a user word meets the manual word as one term, weighted, with th
     t.true(h.score < bm25Ceiling(stats, stats.df.keys()));
 });
 
+test("everyday words reach the manual's word one way: a user's drive finds disk, a manual's disk not drive", async (t) => {
+  const docs: LexicalDoc[] = [
+    { body: 'report file system disk space usage', title: '', headings: '' },
+    { body: 'the drive bay holds one tray', title: '', headings: '' },
+    ...Array.from({ length: 8 }, (_, i) => ({
+      body: `filler page ${i} about printers`,
+      title: '',
+      headings: '',
+    })),
+  ];
+  const index = await buildBm25(docs);
+  const textOf = (o: number) => docs[o]!.body;
+  const W = { ...DEFAULT_WEIGHTS, synonym: 0.5 };
+  const found = (q: string) => searchLexical(index, q, 10, textOf, undefined, W).map((h) => h.chunkOrdinal);
+  // `drive` is the user's word: it also matches the manual's `disk`, below its own word.
+  t.deepEqual(queryTerms('drive')[0]!.synonyms, ['disk']);
+  t.deepEqual(found('drive'), [1, 0]);
+  // `disk` is the manual's: it matches disk alone.
+  t.is(queryTerms('disk')[0]!.synonyms, undefined);
+  t.deepEqual(found('disk'), [0]);
+  // The same for words a group already holds: `own` reaches owner, and owner keeps its group.
+  t.true(queryTerms('own')[0]!.synonyms!.includes('owner'));
+  t.false(queryTerms('owner')[0]!.synonyms!.includes('own'));
+  // Off with the synonym weight, as the groups are.
+  t.deepEqual(
+    searchLexical(index, 'drive', 10, textOf, undefined, { ...W, synonym: 0 }).map((h) => h.chunkOrdinal),
+    [1],
+  );
+});
+
 test('title match: a title naming the task outranks a body repeating the words, once per document', async (t) => {
   const busy = 'count the lines of each file and the output lines count. ';
   const docs: LexicalDoc[] = [

@@ -336,6 +336,14 @@ test('a section two documents share is shown once, and the second document keeps
     alone.map((e) => e.key),
     ['st1:A-c0', 'st1:C-c0', 'st1:D-c0', 'st1:E-c0', 'st1:F-c0', 'st1:G-c0'],
   );
+  // … and so does one whose next chunk no list scored (fused 0: the starter model's vector hits,
+  // which only fill the list after the lexical ones): hybrid then orders the block as lexical does.
+  const unscored = spec('b'.repeat(64));
+  unscored[unscored.length - 1] = { ...unscored[unscored.length - 1]!, fusedScore: 0 };
+  t.deepEqual(
+    selectExcerpts(unscored, { contextWindow: BIG }, countTokens).map((e) => e.key),
+    ['st1:A-c0', 'st1:C-c0', 'st1:D-c0', 'st1:E-c0', 'st1:F-c0', 'st1:G-c0'],
+  );
 });
 
 test('markers are stable: any input order, ties broken by key, repeated calls identical', (t) => {

@@ -1360,11 +1360,15 @@ test('git: refusals and advice without a command’s name, and the lines its tra
   t.is(shapeQuery(pushed).programs[0], 'git');
   const noDescribe = git('describe');
   const noPatch = git('apply', 'fix.patch');
+  // A patch whose context the file no longer has.
+  await writeFile(join(repo, 'stale.patch'), '--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n x\n-y\n+z\n c\n');
+  const stale = git('apply', 'stale.patch');
   const worktree = git('worktree', 'add', join(dir, 'wt'), 'topic');
   git('merge', 'topic');
   const cases: Array<[string, RegExp, string[]]> = [
     [noDescribe, /^fatal: No names found, cannot describe anything\.$/, ['git', 'git-describe']],
     [noPatch, /^error: can't open patch 'fix\.patch': No such file or directory$/, ['git', 'git-apply']],
+    [stale, /^error: patch failed: a\.txt:1\nerror: a\.txt: patch does not apply$/, ['git', 'git-apply']],
     // Its `HEAD is now at …` line is git's own, which leads the worktree's page.
     [worktree, /^Preparing worktree \(checking out 'topic'\)$/m, ['git', 'git-worktree']],
     [git('stash'), /^a\.txt: needs merge$/m, ['git']],
@@ -1634,6 +1638,18 @@ test('reports by their headers and fields: ps -o, systemctl list-unit-files, net
     const table = run(cmd, [...args]);
     t.is(table.split('\n')[0], 'Kernel IP routing table', cmd);
     t.deepEqual(shapeQuery(table).programs.slice(0, 2), ['netstat', 'route'], cmd);
+  }
+  // Changes need privileges; net-tools names the refused ioctl, not the program.
+  for (const [cmd, args, want] of [
+    ['route', ['add', 'default', 'gw', '10.0.0.1'], 'route'],
+    ['route', ['del', '-net', '10.9.0.0', 'netmask', '255.255.0.0'], 'route'],
+    ['ifconfig', ['lo', 'mtu', '1400'], 'ifconfig'],
+    ['arp', ['-s', '10.0.0.7', '00:11:22:33:44:55'], 'arp'],
+    ['arp', ['-d', '10.0.0.7'], 'arp'],
+  ] as const) {
+    const refused = runUnprivileged(cmd, [...args]);
+    t.regex(refused, /^SIOC[A-Z]+(?:\(\w+\))?: Operation not permitted$/, cmd);
+    t.is(shapeQuery(refused).programs[0], want, refused);
   }
   const data = join(dir, 'access.log');
   await writeFile(data, 'GET / 200\n'.repeat(500));
