@@ -245,17 +245,18 @@ test('document names: the file stem and the names a man page NAME line lists', (
   t.is(nameTerm('python3'), 'python3');
 });
 
-test('synonyms: a user word meets the manual word as one term, weighted, with the class idf', async (t) => {
-  const docs: LexicalDoc[] = [
-    { body: 'delete the old files', title: '', headings: '' },
-    { body: 'remove the old files', title: '', headings: '' },
-    { body: 'copy the old files', title: '', headings: '' },
-    ...Array.from({ length: 7 }, (_, i) => ({
-      body: `filler page ${i} about printers`,
+/** Body-only documents, then `fillers` unrelated ones (so the words above have an idf). */
+const plainDocs = (bodies: readonly string[], fillers: number): LexicalDoc[] =>
+  [...bodies, ...Array.from({ length: fillers }, (_, i) => `filler page ${i} about printers`)].map(
+    (body) => ({
+      body,
       title: '',
       headings: '',
-    })),
-  ];
+    }),
+  );
+
+test('synonyms: a user word meets the manual word as one term, weighted, with the class idf', async (t) => {
+  const docs = plainDocs(['delete the old files', 'remove the old files', 'copy the old files'], 7);
   const index = await buildBm25(docs);
   const textOf = (o: number) => docs[o]!.body;
   const terms = queryTerms('delete files');
@@ -286,15 +287,7 @@ test('synonyms: a user word meets the manual word as one term, weighted, with th
 });
 
 test("everyday words reach the manual's word one way: a user's drive finds disk, a manual's disk not drive", async (t) => {
-  const docs: LexicalDoc[] = [
-    { body: 'report file system disk space usage', title: '', headings: '' },
-    { body: 'the drive bay holds one tray', title: '', headings: '' },
-    ...Array.from({ length: 8 }, (_, i) => ({
-      body: `filler page ${i} about printers`,
-      title: '',
-      headings: '',
-    })),
-  ];
+  const docs = plainDocs(['report file system disk space usage', 'the drive bay holds one tray'], 8);
   const index = await buildBm25(docs);
   const textOf = (o: number) => docs[o]!.body;
   const W = { ...DEFAULT_WEIGHTS, synonym: 0.5 };
